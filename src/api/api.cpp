@@ -1,0 +1,181 @@
+// api/api.cpp: the public host-buffer API. It validates the caller's
+// arguments, picks backend and codec, and walks the frames of a stream; the
+// coding itself is done by the CPU backend (cpu/) or the CUDA backend (cuda/).
+#include <cstring>
+
+#include "common/bits.hpp"
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "cpu/frame_codec.hpp"
+#include "cuda/backend.hpp"
+#include "format/frame.hpp"
+#include "vlec/vlec.hpp"
+
+namespace vlec {
+
+namespace {
+
+// Typed chunk loops need element-aligned buffers; a misaligned caller buffer
+// is copied once into an aligned one (rare: malloc and cudaMallocHost align).
+bool aligned(const void* p, std::size_t width) { return reinterpret_cast<uintptr_t>(p) % width == 0; }
+
+uint32_t chunk_elements_of(const CompressOptions& o) {
+  return o.chunk_elements ? o.chunk_elements : kDefaultChunkElements;
+}
+
+bool use_cuda(Backend b) {
+  if (b == Backend::cuda) {
+    SAFETY_CHECK(cuda::available(), ErrorCode::unavailable, "the CUDA backend was requested but ",
+                 cuda::built() ? "no usable GPU was found" : "vlec was built without CUDA");
+    return true;
+  }
+  return b == Backend::automatic && cuda::available();
+}
+
+Codec resolve_codec(const void* input, std::size_t bytes, const CompressOptions& o) {
+  switch (o.codec) {
+    case CodecChoice::raw: return Codec::raw;
+    case CodecChoice::huffman: return Codec::huffman;
+    case CodecChoice::rle: return Codec::rle;
+    case CodecChoice::rle_huffman: return Codec::rle_huffman;
+    case CodecChoice::automatic: break;
+  }
+  return cpu::choose_codec(static_cast<const uint8_t*>(input), bytes / dtype_bytes(o.dtype), o.dtype, o.threads);
+}
+
+template <typename Visit>
+void for_each_frame(const uint8_t* s, std::size_t bytes, Visit&& visit) {
+  uint64_t at = 0;
+  SAFETY_CHECK(bytes > 0, ErrorCode::truncated_stream, "empty input is not a vlec stream");
+  while (at < bytes) {
+    const format::ParsedFrame f = format::parse_frame(s + at, bytes - at, at);
+    visit(f);
+    at += f.header.frame_bytes;
+  }
+}
+
+}  // namespace
+
+std::size_t compress_bound(std::size_t input_bytes, const CompressOptions& o) {
+  const std::size_t w = dtype_bytes(o.dtype);
+  return cpu::raw_frame_bytes(input_bytes / w, static_cast<unsigned>(w), chunk_elements_of(o));
+}
+
+std::vector<uint8_t> compress(const void* input, std::size_t bytes, const CompressOptions& o) {
+  const std::size_t w = dtype_bytes(o.dtype);
+  VLEC_REQUIRE(bytes % w == 0, "input of ", bytes, " bytes is not a whole number of ", to_string(o.dtype),
+               " elements");
+  VLEC_REQUIRE(input != nullptr || bytes == 0, "null input buffer");
+  VLEC_REQUIRE(o.max_code_length <= huffman::kMaxCodeLength, "maximum code length ", o.max_code_length,
+               " is above ", huffman::kMaxCodeLength);
+  std::vector<uint8_t> copy;
+  if (!aligned(input, w)) {
+    copy.assign(static_cast<const uint8_t*>(input), static_cast<const uint8_t*>(input) + bytes);
+    input = copy.data();
+  }
+  cpu::FrameParams p;
+  p.codec = resolve_codec(input, bytes, o);
+  p.dtype = o.dtype;
+  p.chunk_elements = chunk_elements_of(o);
+  p.max_code_length = o.max_code_length;
+  p.threads = o.threads;
+  use_cuda(o.backend);  // checks availability; GPU encoding is not yet wired in: CPU bytes are identical
+  return cpu::compress_frame(static_cast<const uint8_t*>(input), bytes / w, p);
+}
+
+std::size_t compress(const void* input, std::size_t bytes, void* out, std::size_t capacity,
+                     const CompressOptions& o) {
+  const std::vector<uint8_t> frame = compress(input, bytes, o);
+  SAFETY_CHECK(frame.size() <= capacity, ErrorCode::output_too_small, "compressed stream needs ", frame.size(),
+               " bytes but the output buffer holds ", capacity);
+  std::memcpy(out, frame.data(), frame.size());
+  return frame.size();
+}
+
+uint64_t frame_size(const void* data, std::size_t available) {
+  return format::read_fixed_header(static_cast<const uint8_t*>(data), available, 0).frame_bytes;
+}
+
+StreamInfo inspect(const void* stream, std::size_t bytes) {
+  StreamInfo info;
+  for_each_frame(static_cast<const uint8_t*>(stream), bytes, [&](const format::ParsedFrame& f) {
+    FrameInfo fi{};
+    const format::FrameHeader& h = f.header;
+    fi.codec = h.codec;
+    fi.dtype = static_cast<DType>(h.width);
+    fi.elements = h.elements;
+    fi.chunk_elements = h.chunk_elements;
+    fi.chunks = h.chunks();
+    for (uint64_t c = 0; c < fi.chunks; ++c)
+      fi.raw_chunks += f.index[c].stored_bytes == h.chunk_elements_of(c) * h.width;
+    fi.frame_bytes = h.frame_bytes;
+    fi.header_bytes = h.header_area_bytes();
+    fi.max_code_length = f.codebooks[0].max_length;
+    fi.alphabet_size = f.codebooks[0].alphabet_size;
+    fi.format_major = h.major;
+    fi.format_minor = h.minor;
+    info.frames.push_back(fi);
+    info.elements += h.elements;
+    info.decompressed_bytes += h.elements * h.width;
+  });
+  info.stream_bytes = bytes;
+  return info;
+}
+
+uint64_t decompressed_size(const void* stream, std::size_t bytes) {
+  uint64_t total = 0;
+  const uint8_t* s = static_cast<const uint8_t*>(stream);
+  uint64_t at = 0;
+  SAFETY_CHECK(bytes > 0, ErrorCode::truncated_stream, "empty input is not a vlec stream");
+  while (at < bytes) {
+    const format::FrameHeader h = format::read_fixed_header(s + at, bytes - at, at);
+    SAFETY_CHECK(h.frame_bytes <= bytes - at, ErrorCode::truncated_stream, "stream ends inside the frame at byte ", at);
+    total += h.elements * h.width;
+    at += h.frame_bytes;
+  }
+  return total;
+}
+
+std::size_t decompress(const void* stream, std::size_t bytes, void* out, std::size_t capacity,
+                       const DecompressOptions& o) {
+  const bool gpu = use_cuda(o.backend);
+  std::size_t written = 0;
+  for_each_frame(static_cast<const uint8_t*>(stream), bytes, [&](const format::ParsedFrame& f) {
+    const uint64_t n = f.header.elements * f.header.width;
+    SAFETY_CHECK(n <= capacity - written, ErrorCode::output_too_small, "decompressed data needs more than the ",
+                 capacity, " bytes of the output buffer");
+    uint8_t* dst = static_cast<uint8_t*>(out) + written;
+    std::vector<uint8_t> copy;
+    if (!aligned(dst, f.header.width)) copy.resize(n);
+    uint8_t* target = copy.empty() ? dst : copy.data();
+    if (gpu && cuda::can_decode(f))
+      cuda::decompress_frame(f, target);
+    else
+      cpu::decompress_frame(f, target, o.threads);
+    if (!copy.empty()) std::memcpy(dst, copy.data(), n);
+    written += n;
+  });
+  return written;
+}
+
+std::vector<uint8_t> decompress(const void* stream, std::size_t bytes, const DecompressOptions& o) {
+  std::vector<uint8_t> out(decompressed_size(stream, bytes));
+  decompress(stream, bytes, out.data(), out.size(), o);
+  return out;
+}
+
+Codec choose_codec(const void* input, std::size_t bytes, DType dtype) {
+  CompressOptions o;
+  o.dtype = dtype;
+  VLEC_REQUIRE(bytes % dtype_bytes(dtype) == 0, "input is not a whole number of elements");
+  std::vector<uint8_t> copy;
+  if (!aligned(input, dtype_bytes(dtype))) {
+    copy.assign(static_cast<const uint8_t*>(input), static_cast<const uint8_t*>(input) + bytes);
+    input = copy.data();
+  }
+  return resolve_codec(input, bytes, o);
+}
+
+bool cuda_available() { return cuda::available(); }
+
+}  // namespace vlec

@@ -1,0 +1,20 @@
+// api/cuda_absent.cpp: the CUDA backend's entry points in a build without
+// CUDA. They report the backend as absent, so Backend::automatic uses the CPU
+// and Backend::cuda fails with ErrorCode::unavailable.
+#ifndef VLEC_WITH_CUDA
+
+#include "common/safety.hpp"
+#include "cuda/backend.hpp"
+
+namespace vlec::cuda {
+
+bool built() { return false; }
+bool available() { return false; }
+bool can_decode(const format::ParsedFrame&) { return false; }
+void decompress_frame(const format::ParsedFrame&, uint8_t*) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+}
+
+}  // namespace vlec::cuda
+
+#endif

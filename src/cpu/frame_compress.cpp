@@ -1,0 +1,231 @@
+// cpu/frame_compress.cpp: the CPU frame encoder. Each codec is one pass over
+// the chunks on all threads (two for rle+huffman, whose codebooks come from
+// the runs), followed by a single assembly copy into the frame.
+#include <algorithm>
+#include <cstring>
+
+#include "common/bits.hpp"
+#include "common/checksum.hpp"
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "cpu/frame_codec.hpp"
+#include "huffman/chunk_codec.hpp"
+#include "rle/rle.hpp"
+
+namespace vlec::cpu {
+
+namespace {
+
+using format::ChunkEntry;
+
+// A coded chunk; an empty `bytes` means the chunk is stored raw.
+struct ChunkOut {
+  std::vector<uint8_t> bytes;
+  ChunkEntry entry;
+};
+
+struct FrameJob {
+  const uint8_t* input;
+  format::FrameHeader header;
+  unsigned threads;
+  std::vector<ChunkOut> chunks;
+
+  const uint8_t* chunk_data(uint64_t c) const { return input + c * header.chunk_elements * header.width; }
+  uint64_t chunk_raw_bytes(uint64_t c) const { return header.chunk_elements_of(c) * header.width; }
+  void finish_chunk(uint64_t c, std::vector<uint8_t> coded, uint32_t aux) {
+    ChunkOut& out = chunks[c];
+    out.entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
+    if (!coded.empty() && coded.size() < chunk_raw_bytes(c)) {
+      out.bytes = std::move(coded);
+      out.entry.stored_bytes = static_cast<uint32_t>(out.bytes.size());
+      out.entry.aux = aux;
+    } else {
+      out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
+    }
+  }
+};
+
+// Histogram of many symbol arrays on all threads: one histogram per thread, merged.
+template <typename Source>
+huffman::Histogram parallel_histogram(uint64_t parts, unsigned threads, DType t, Source&& source) {
+  const unsigned T = resolve_threads(threads, parts);
+  std::vector<huffman::Histogram> partial(T);
+  parallel_for(T, T, [&](std::size_t k) {
+    for (uint64_t c = parts * k / T; c < parts * (k + 1) / T; ++c) {
+      auto [data, count, first] = source(c);
+      huffman::accumulate_histogram(data, count, t, partial[k], first);
+    }
+  });
+  huffman::Histogram total;
+  for (const auto& h : partial) {
+    if (total.size() < h.size()) total.resize(h.size(), 0);
+    for (std::size_t s = 0; s < h.size(); ++s) total[s] += h[s];
+  }
+  return total;
+}
+
+// Huffman-code `n` symbols into `out` (appended) within `budget_words`; false if they do not fit.
+bool append_huffman(const void* symbols, DType t, std::size_t n, const huffman::EncodeTable& table,
+                    std::size_t budget_words, std::vector<uint8_t>& out, uint64_t first_index) {
+  thread_local std::vector<uint32_t> scratch;
+  scratch.resize(budget_words + huffman::kEncodeSlackWords);
+  const std::size_t words = huffman::encode_chunk(symbols, t, n, table, scratch.data(), budget_words, first_index);
+  if (words == huffman::kDoesNotFit) return false;
+  const std::size_t at = out.size();
+  out.resize(at + 4 * words);
+  std::memcpy(out.data() + at, scratch.data(), 4 * words);
+  return true;
+}
+
+void compress_raw(FrameJob& job) {
+  parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) { job.finish_chunk(c, {}, 0); });
+}
+
+std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length) {
+  const format::FrameHeader& h = job.header;
+  const DType t = static_cast<DType>(h.width);
+  huffman::Histogram hist = parallel_histogram(job.chunks.size(), job.threads, t, [&](uint64_t c) {
+    return std::make_tuple(static_cast<const void*>(job.chunk_data(c)), h.chunk_elements_of(c), c * h.chunk_elements);
+  });
+  const huffman::Codebook book = huffman::build_codebook(hist, max_code_length);
+  const huffman::EncodeTable table = huffman::make_encode_table(book, t);
+  parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) {
+    std::vector<uint8_t> coded;
+    const uint64_t raw = job.chunk_raw_bytes(c);
+    if (!append_huffman(job.chunk_data(c), t, h.chunk_elements_of(c), table, (raw - 1) / 4, coded,
+                        c * h.chunk_elements))
+      coded.clear();
+    job.finish_chunk(c, std::move(coded), 0);
+  });
+  return huffman::serialize_codebook(book);
+}
+
+void compress_rle(FrameJob& job) {
+  const unsigned w = job.header.width;
+  parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) {
+    const uint64_t n = job.header.chunk_elements_of(c);
+    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w);
+    std::vector<uint8_t> coded;
+    if (rle::payload_bytes(runs, w) < job.chunk_raw_bytes(c)) {
+      coded.assign(rle::payload_bytes(runs, w), 0);
+      std::vector<uint16_t> lengths(runs);
+      rle::encode_runs(job.chunk_data(c), n, w, coded.data(), lengths.data());
+      std::memcpy(coded.data() + rle::lengths_offset(runs, w), lengths.data(), 2 * runs);
+    }
+    job.finish_chunk(c, std::move(coded), static_cast<uint32_t>(runs));
+  });
+}
+
+std::vector<uint8_t> compress_rle_huffman(FrameJob& job, unsigned max_code_length) {
+  const unsigned w = job.header.width;
+  const uint64_t chunks = job.chunks.size();
+  // Pass 1: the runs of every chunk.
+  std::vector<std::vector<uint8_t>> values(chunks);
+  std::vector<std::vector<uint16_t>> lengths(chunks);
+  parallel_for(chunks, job.threads, [&](std::size_t c) {
+    const uint64_t n = job.header.chunk_elements_of(c);
+    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w);
+    values[c].resize(runs * w);
+    lengths[c].resize(runs);
+    rle::encode_runs(job.chunk_data(c), n, w, values[c].data(), lengths[c].data());
+  });
+  // Values are coded as bytes for 1-byte elements, else as u16 halves.
+  const DType vt = w == 1 ? DType::u8 : DType::u16;
+  const unsigned vsize = w == 1 ? 1 : 2;
+  huffman::Histogram vhist = parallel_histogram(chunks, job.threads, vt, [&](uint64_t c) {
+    return std::make_tuple(static_cast<const void*>(values[c].data()), values[c].size() / vsize, uint64_t{0});
+  });
+  huffman::Histogram lhist = parallel_histogram(chunks, job.threads, DType::u16, [&](uint64_t c) {
+    return std::make_tuple(static_cast<const void*>(lengths[c].data()), lengths[c].size(), uint64_t{0});
+  });
+  const huffman::Codebook vbook = huffman::build_codebook(vhist, max_code_length);
+  const huffman::Codebook lbook = huffman::build_codebook(lhist, max_code_length);
+  const huffman::EncodeTable vtable = huffman::make_encode_table(vbook, vt);
+  const huffman::EncodeTable ltable = huffman::make_encode_table(lbook, DType::u16);
+  // Pass 2: [u32 value words][value words][length words] per chunk.
+  parallel_for(chunks, job.threads, [&](std::size_t c) {
+    const uint64_t raw = job.chunk_raw_bytes(c);
+    std::vector<uint8_t> coded;
+    if (raw > 4) {
+      const std::size_t budget = (raw - 4 - 1) / 4;
+      coded.resize(4);
+      const std::size_t runs = lengths[c].size();
+      bool fits = append_huffman(values[c].data(), vt, values[c].size() / vsize, vtable, budget, coded, 0);
+      const std::size_t value_words = (coded.size() - 4) / 4;
+      fits = fits && append_huffman(lengths[c].data(), DType::u16, runs, ltable, budget - value_words, coded, 0);
+      if (fits)
+        store_le32(coded.data(), static_cast<uint32_t>(value_words));
+      else
+        coded.clear();
+    }
+    job.finish_chunk(c, std::move(coded), static_cast<uint32_t>(lengths[c].size()));
+    std::vector<uint8_t>().swap(values[c]);
+    std::vector<uint16_t>().swap(lengths[c]);
+  });
+  std::vector<uint8_t> books = huffman::serialize_codebook(vbook);
+  const std::vector<uint8_t> lb = huffman::serialize_codebook(lbook);
+  books.insert(books.end(), lb.begin(), lb.end());
+  return books;
+}
+
+std::vector<uint8_t> assemble(FrameJob& job, const std::vector<uint8_t>& codebooks) {
+  std::vector<ChunkEntry> index(job.chunks.size());
+  for (std::size_t c = 0; c < index.size(); ++c) index[c] = job.chunks[c].entry;
+  std::vector<uint8_t> frame = format::write_header_area(job.header, codebooks, index);
+  const std::size_t header_bytes = frame.size();
+  frame.resize(job.header.frame_bytes, 0);
+  std::vector<uint64_t> offsets(index.size());
+  uint64_t at = header_bytes;
+  for (std::size_t c = 0; c < index.size(); ++c) {
+    offsets[c] = at;
+    at += align_up(index[c].stored_bytes, 4);
+  }
+  parallel_for(index.size(), job.threads, [&](std::size_t c) {
+    const ChunkOut& out = job.chunks[c];
+    const uint8_t* src = out.bytes.empty() ? job.chunk_data(c) : out.bytes.data();
+    std::memcpy(frame.data() + offsets[c], src, out.entry.stored_bytes);
+  });
+  return frame;
+}
+
+}  // namespace
+
+uint64_t raw_frame_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements) {
+  format::FrameHeader h;
+  h.elements = elements;
+  h.width = static_cast<uint8_t>(width);
+  h.chunk_elements = chunk_elements;
+  return h.header_area_bytes() + align_up(align_up(elements * width, 4), 8);
+}
+
+std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, const FrameParams& p) {
+  const unsigned w = static_cast<unsigned>(dtype_bytes(p.dtype));
+  VLEC_REQUIRE(p.chunk_elements >= format::kChunkGranule && p.chunk_elements <= format::kMaxChunkElements &&
+                   p.chunk_elements % format::kChunkGranule == 0,
+               "chunk size ", p.chunk_elements, " must be a multiple of ", format::kChunkGranule, " between ",
+               format::kChunkGranule, " and ", format::kMaxChunkElements, " elements");
+  VLEC_REQUIRE(p.codec != Codec::huffman || w <= 4, "Huffman coding takes u8, u16 or u32 elements, not ",
+               to_string(p.dtype));
+  FrameJob job{input, {}, p.threads, {}};
+  job.header.codec = p.codec;
+  job.header.width = static_cast<uint8_t>(w);
+  job.header.elements = elements;
+  job.header.chunk_elements = p.chunk_elements;
+  job.chunks.resize(job.header.chunks());
+  std::vector<uint8_t> codebooks;
+  switch (p.codec) {
+    case Codec::raw: compress_raw(job); break;
+    case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length); break;
+    case Codec::rle: compress_rle(job); break;
+    case Codec::rle_huffman: codebooks = compress_rle_huffman(job, p.max_code_length); break;
+  }
+  std::vector<uint8_t> frame = assemble(job, codebooks);
+  if (p.codec != Codec::raw && frame.size() > raw_frame_bytes(elements, w, p.chunk_elements)) {
+    FrameParams raw = p;
+    raw.codec = Codec::raw;
+    return compress_frame(input, elements, raw);
+  }
+  return frame;
+}
+
+}  // namespace vlec::cpu

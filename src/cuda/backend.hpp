@@ -1,0 +1,22 @@
+// cuda/backend.hpp: what the host API needs from the CUDA backend. Declared
+// for every build; a build without CUDA defines these in api/cuda_absent.cpp
+// to report that no GPU can be used.
+#pragma once
+
+#include <cstdint>
+
+#include "format/frame.hpp"
+
+namespace vlec::cuda {
+
+bool built();      // vlec was compiled with the CUDA backend
+bool available();  // built, and a usable GPU (compute capability >= 7.0) is present
+
+// Whether the GPU decoder handles this frame's codec and element type.
+bool can_decode(const format::ParsedFrame& frame);
+
+// Decode a parsed frame on the GPU into host memory `out` (elements * width
+// bytes), verifying every chunk's checksum. Same errors as the CPU decoder.
+void decompress_frame(const format::ParsedFrame& frame, uint8_t* out);
+
+}  // namespace vlec::cuda

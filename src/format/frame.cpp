@@ -1,0 +1,171 @@
+// format/frame.cpp: see frame.hpp. Field offsets follow docs/FORMAT.md §2-3.
+#include "format/frame.hpp"
+
+#include <algorithm>
+
+#include "common/bits.hpp"
+#include "common/checksum.hpp"
+#include "common/safety.hpp"
+
+namespace vlec::format {
+
+namespace {
+
+constexpr uint32_t kMaxCodebooksBytes = 1u << 20;  // two 65,536-symbol codebooks fit easily
+
+bool valid_width(unsigned w) { return w == 1 || w == 2 || w == 4 || w == 8; }
+
+}  // namespace
+
+uint64_t FrameHeader::header_area_bytes() const {
+  return align_up(kFixedHeaderBytes + codebooks_bytes + chunks() * kIndexEntryBytes, 8) + kChecksumBytes;
+}
+
+unsigned codebook_count(Codec c) {
+  return c == Codec::huffman ? 1 : c == Codec::rle_huffman ? 2 : 0;
+}
+
+uint32_t codebook_alphabet_limit(Codec c, unsigned width, unsigned which) {
+  if (c == Codec::rle_huffman && which == 1) return huffman::kMaxAlphabet;  // run lengths
+  return width == 1 ? 256 : huffman::kMaxAlphabet;
+}
+
+uint64_t payload_bytes(const std::vector<ChunkEntry>& index) {
+  uint64_t total = 0;
+  for (const ChunkEntry& e : index) total += align_up(e.stored_bytes, 4);
+  return align_up(total, 8);
+}
+
+std::vector<uint8_t> write_header_area(FrameHeader& h, const std::vector<uint8_t>& codebooks,
+                                       const std::vector<ChunkEntry>& index) {
+  h.codebooks_bytes = static_cast<uint32_t>(codebooks.size());
+  const uint64_t area = h.header_area_bytes();
+  h.frame_bytes = area + payload_bytes(index);
+  std::vector<uint8_t> out(area, 0);
+  uint8_t* p = out.data();
+  store_le32(p + 0, kMagic);
+  p[4] = h.major;
+  p[5] = h.minor;
+  p[6] = static_cast<uint8_t>(h.codec);
+  p[7] = h.width;
+  store_le64(p + 8, h.elements);
+  store_le32(p + 16, h.chunk_elements);
+  store_le32(p + 20, h.codebooks_bytes);
+  store_le64(p + 24, h.frame_bytes);
+  store_le32(p + 32, h.required_features);
+  store_le32(p + 36, h.optional_features);
+  // bytes 40..47 reserved, zero
+  std::copy(codebooks.begin(), codebooks.end(), out.begin() + kFixedHeaderBytes);
+  uint8_t* e = p + kFixedHeaderBytes + codebooks.size();
+  for (const ChunkEntry& c : index) {
+    store_le32(e, c.stored_bytes);
+    store_le32(e + 4, c.aux);
+    store_le64(e + 8, c.checksum);
+    e += kIndexEntryBytes;
+  }
+  store_le64(p + area - kChecksumBytes, checksum64(p, area - kChecksumBytes));
+  return out;
+}
+
+FrameHeader read_fixed_header(const uint8_t* d, std::size_t available, uint64_t at) {
+  SAFETY_CHECK(available >= kFixedHeaderBytes, ErrorCode::truncated_stream, "stream ends inside the ",
+               "frame header at byte ", at, " (", available, " of ", kFixedHeaderBytes, " bytes)");
+  SAFETY_CHECK(load_le32(d) == kMagic, ErrorCode::bad_magic, "no vlec frame at byte ", at,
+               " (bad magic number)");
+  FrameHeader h;
+  h.major = d[4];
+  h.minor = d[5];
+  SAFETY_CHECK(h.major <= kFormatMajor, ErrorCode::unsupported_version, "frame at byte ", at,
+               " has format version ", unsigned{h.major}, ".", unsigned{h.minor},
+               ", newer than this reader's ", unsigned{kFormatMajor}, ".", unsigned{kFormatMinor});
+  SAFETY_CHECK(h.major >= 1, ErrorCode::corrupt_stream, "frame at byte ", at, " has format version 0");
+  h.required_features = load_le32(d + 32);
+  SAFETY_CHECK(h.required_features == 0, ErrorCode::unsupported_version, "frame at byte ", at,
+               " requires features 0x", std::hex, h.required_features, std::dec,
+               " that this reader does not know");
+  SAFETY_CHECK(d[6] <= 3, ErrorCode::corrupt_stream, "frame at byte ", at, " has unknown codec ", unsigned{d[6]});
+  h.codec = static_cast<Codec>(d[6]);
+  h.width = d[7];
+  SAFETY_CHECK(valid_width(h.width), ErrorCode::corrupt_stream, "frame at byte ", at,
+               " has invalid element width ", unsigned{h.width});
+  SAFETY_CHECK(h.codec != Codec::huffman || h.width <= 4, ErrorCode::corrupt_stream, "frame at byte ", at,
+               " is Huffman-coded with ", unsigned{h.width}, "-byte elements");
+  h.elements = load_le64(d + 8);
+  h.chunk_elements = load_le32(d + 16);
+  h.codebooks_bytes = load_le32(d + 20);
+  h.frame_bytes = load_le64(d + 24);
+  h.optional_features = load_le32(d + 36);
+  SAFETY_CHECK(load_le64(d + 40) == 0, ErrorCode::corrupt_stream, "frame at byte ", at,
+               " has non-zero reserved header bytes");
+  SAFETY_CHECK(h.chunk_elements >= kChunkGranule && h.chunk_elements <= kMaxChunkElements &&
+                   h.chunk_elements % kChunkGranule == 0,
+               ErrorCode::corrupt_stream, "frame at byte ", at, " has invalid chunk size ", h.chunk_elements);
+  SAFETY_CHECK(h.elements <= (uint64_t{1} << 56) / h.width, ErrorCode::corrupt_stream, "frame at byte ", at,
+               " claims an impossible element count ", h.elements);
+  const unsigned books = codebook_count(h.codec);
+  SAFETY_CHECK(h.codebooks_bytes % 4 == 0 && h.codebooks_bytes <= kMaxCodebooksBytes &&
+                   h.codebooks_bytes >= 8 * books && (books > 0 || h.codebooks_bytes == 0),
+               ErrorCode::corrupt_stream, "frame at byte ", at, " has invalid codebook section size ",
+               h.codebooks_bytes);
+  SAFETY_CHECK(h.frame_bytes % 8 == 0 && h.frame_bytes >= h.header_area_bytes(), ErrorCode::corrupt_stream,
+               "frame at byte ", at, " has invalid frame size ", h.frame_bytes);
+  return h;
+}
+
+ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
+  ParsedFrame f;
+  f.stream_offset = at;
+  f.header = read_fixed_header(d, available, at);
+  const FrameHeader& h = f.header;
+  const uint64_t area = h.header_area_bytes();
+  SAFETY_CHECK(available >= area, ErrorCode::truncated_stream, "stream ends inside the header of the frame at byte ", at);
+  SAFETY_CHECK(checksum64(d, area - kChecksumBytes) == load_le64(d + area - kChecksumBytes),
+               ErrorCode::checksum_mismatch, "header checksum mismatch in the frame at byte ", at);
+  // Codebooks.
+  std::size_t pos = kFixedHeaderBytes;
+  const std::size_t books_end = kFixedHeaderBytes + h.codebooks_bytes;
+  for (unsigned b = 0; b < codebook_count(h.codec); ++b) {
+    pos += huffman::parse_codebook(d + pos, books_end - pos, codebook_alphabet_limit(h.codec, h.width, b),
+                                   f.codebooks[b]);
+  }
+  SAFETY_CHECK(pos == books_end, ErrorCode::corrupt_stream, "codebook section of the frame at byte ", at,
+               " has ", books_end - pos, " stray bytes");
+  // Index, and the payload offsets it implies.
+  const uint64_t chunks = h.chunks();
+  f.index.resize(chunks);
+  f.offsets.resize(chunks);
+  uint64_t offset = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint8_t* e = d + books_end + c * kIndexEntryBytes;
+    ChunkEntry& entry = f.index[c];
+    entry.stored_bytes = load_le32(e);
+    entry.aux = load_le32(e + 4);
+    entry.checksum = load_le64(e + 8);
+    const uint64_t raw = h.chunk_elements_of(c) * h.width;
+    SAFETY_CHECK(entry.stored_bytes >= 1 && entry.stored_bytes <= raw, ErrorCode::corrupt_stream, "chunk ", c,
+                 " of the frame at byte ", at, " has invalid stored size ", entry.stored_bytes);
+    SAFETY_CHECK(entry.stored_bytes < raw || entry.aux == 0, ErrorCode::corrupt_stream, "raw chunk ", c,
+                 " of the frame at byte ", at, " has a non-zero aux field");
+    f.offsets[c] = offset;
+    offset += align_up(entry.stored_bytes, 4);
+  }
+  for (uint64_t i = books_end + chunks * kIndexEntryBytes; i < area - kChecksumBytes; ++i)
+    SAFETY_CHECK(d[i] == 0, ErrorCode::corrupt_stream, "header padding of the frame at byte ", at, " is not zero");
+  SAFETY_CHECK(align_up(offset, 8) == h.frame_bytes - area, ErrorCode::corrupt_stream, "frame at byte ", at,
+               " has payload size ", h.frame_bytes - area, " but its index describes ", align_up(offset, 8));
+  SAFETY_CHECK(available >= h.frame_bytes, ErrorCode::truncated_stream, "stream ends inside the frame at byte ",
+               at, " (", available, " of ", h.frame_bytes, " bytes)");
+  f.payload = d + area;
+  // Alignment padding between chunks and at the end must be zero, so that no
+  // bit of a frame escapes every check.
+  for (uint64_t c = 0; c < chunks; ++c)
+    for (uint64_t i = f.offsets[c] + f.index[c].stored_bytes; i < f.offsets[c] + align_up(f.index[c].stored_bytes, 4); ++i)
+      SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "padding after chunk ", c, " of the frame at byte ",
+                   at, " is not zero");
+  for (uint64_t i = offset; i < h.frame_bytes - area; ++i)
+    SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "payload padding of the frame at byte ", at,
+                 " is not zero");
+  return f;
+}
+
+}  // namespace vlec::format

@@ -1,0 +1,56 @@
+// huffman/chunk_codec.hpp: CPU encoder and decoder of one Huffman-coded chunk
+// in the lane layout of layout.hpp. These are the reference the GPU kernels
+// must match byte for byte; the frame driver runs them on many chunks at once.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "huffman/codebook.hpp"
+#include "huffman/layout.hpp"
+#include "vlec/types.hpp"
+
+namespace vlec::huffman {
+
+// Per-symbol code and length packed as (length << 24) | reversed code; 0 = no code.
+struct EncodeTable {
+  unsigned max_length = 0;
+  std::vector<uint32_t> entry;  // covers every value of the element type (65,536 for u32)
+};
+EncodeTable make_encode_table(const Codebook& book, DType t);
+
+constexpr std::size_t kDoesNotFit = ~std::size_t{0};
+// `out` must have room for capacity_words + kEncodeSlackWords words: the fast
+// path checks the capacity once per row and keeps a scratch word at its end.
+constexpr std::size_t kEncodeSlackWords = kRow + 1;
+
+// Encode `n` symbols (elements of type `t`) into at most `capacity_words` words.
+// Returns the number of words, or kDoesNotFit if more would be needed (the
+// caller then stores the chunk raw). A value without a code throws
+// value_out_of_alphabet naming the element index `first_index` + i.
+std::size_t encode_chunk(const void* symbols, DType t, std::size_t n, const EncodeTable& table,
+                         uint32_t* out, std::size_t capacity_words, uint64_t first_index = 0);
+
+// Table-driven decoding: one lookup of `bits` bits gives symbol and length for
+// every code of at most `bits` bits; longer codes (rare by construction) are
+// resolved with the canonical First/Entry arrays (Tian et al. §IV-B2).
+struct DecodeTable {
+  unsigned max_length = 0;
+  unsigned bits = 0;              // primary table index width
+  std::vector<uint32_t> entry;    // (length << 16) | symbol; length 0 = longer code
+  std::array<uint32_t, kMaxCodeLength + 1> first{};   // first canonical code of each length
+  std::array<uint32_t, kMaxCodeLength + 1> count{};   // codes of each length
+  std::array<uint32_t, kMaxCodeLength + 1> offset{};  // index of that first code in `sorted`
+  std::vector<uint32_t> sorted;   // symbols in canonical order (length, symbol)
+};
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11);
+
+// Decode a chunk of `n` symbols from `words` (`word_count` 32-bit little-endian
+// words at any alignment). Throws corrupt_stream if the words do not hold
+// exactly the chunk; the content itself is verified by the chunk checksum.
+void decode_chunk(const uint8_t* words, std::size_t word_count, std::size_t n,
+                  const DecodeTable& table, DType t, void* out);
+
+}  // namespace vlec::huffman

@@ -1,0 +1,330 @@
+// huffman/codebook.cpp: see codebook.hpp. Everything here is O(alphabet) or
+// O(alphabet * log alphabet) and runs once per frame, so it is written for
+// exactness and clarity, not speed; the histogram is the only hot loop.
+#include "huffman/codebook.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/bits.hpp"
+#include "common/safety.hpp"
+
+namespace vlec::huffman {
+
+namespace {
+
+template <typename T>
+void count_wide(const T* p, std::size_t count, Histogram& hist, uint64_t first_index) {
+  // Values are checked against the alphabet as they are counted; the histogram
+  // grows to the largest value seen so that small alphabets stay small.
+  uint32_t top = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    uint64_t v = p[i];
+    SAFETY_CHECK(v < kMaxAlphabet, ErrorCode::value_out_of_alphabet, "value ", v,
+                 " at element ", first_index + i,
+                 " is outside the Huffman alphabet (values must be below 65536)");
+    top = std::max<uint32_t>(top, static_cast<uint32_t>(v));
+  }
+  if (count && hist.size() <= top) hist.resize(top + 1, 0);
+  for (std::size_t i = 0; i < count; ++i) ++hist[p[i]];
+}
+
+void count_bytes(const uint8_t* p, std::size_t count, Histogram& hist) {
+  // Four sub-histograms break the store-to-load dependency on runs of equal bytes.
+  std::vector<uint32_t> sub(4 * 256, 0);
+  std::size_t i = 0;
+  while (i < count) {
+    // Flush before a 32-bit sub-count could overflow.
+    std::size_t end = std::min(count, i + (std::size_t{1} << 30));
+    for (; i + 4 <= end; i += 4) {
+      ++sub[p[i]];
+      ++sub[256 + p[i + 1]];
+      ++sub[512 + p[i + 2]];
+      ++sub[768 + p[i + 3]];
+    }
+    for (; i < end; ++i) ++sub[p[i]];
+    uint32_t top = 0;
+    for (uint32_t s = 0; s < 256; ++s)
+      if (sub[s] | sub[256 + s] | sub[512 + s] | sub[768 + s]) top = s;
+    if (hist.size() <= top) hist.resize(top + 1, 0);
+    for (uint32_t s = 0; s <= top; ++s) {
+      hist[s] += uint64_t{sub[s]} + sub[256 + s] + sub[512 + s] + sub[768 + s];
+      sub[s] = sub[256 + s] = sub[512 + s] = sub[768 + s] = 0;
+    }
+  }
+}
+
+// LSB-first bit writer/reader for the codebook section.
+struct BitWriter {
+  std::vector<uint8_t>& out;
+  uint64_t acc = 0;
+  unsigned n = 0;
+  void put(uint32_t v, unsigned bits) {
+    acc |= uint64_t{v} << n;
+    n += bits;
+    while (n >= 8) {
+      out.push_back(static_cast<uint8_t>(acc));
+      acc >>= 8;
+      n -= 8;
+    }
+  }
+  void flush() {
+    if (n) out.push_back(static_cast<uint8_t>(acc));
+    acc = 0;
+    n = 0;
+  }
+};
+
+struct BitReader {
+  const uint8_t* data;
+  std::size_t size_bits;
+  std::size_t pos = 0;
+  uint32_t get(unsigned bits) {
+    SAFETY_CHECK(pos + bits <= size_bits, ErrorCode::truncated_stream,
+                 "codebook section ends inside its length fields");
+    uint32_t v = 0;
+    for (unsigned b = 0; b < bits; ++b, ++pos) v |= uint32_t{(data[pos >> 3] >> (pos & 7)) & 1u} << b;
+    return v;
+  }
+};
+
+constexpr unsigned kGroup = 16;  // symbols per presence flag in the serialized codebook
+
+unsigned field_bits_for(unsigned max_length) { return max_length <= 15 ? 4 : 5; }
+
+}  // namespace
+
+void accumulate_histogram(const void* data, std::size_t count, DType t, Histogram& hist,
+                          uint64_t first_index) {
+  switch (t) {
+    case DType::u8: count_bytes(static_cast<const uint8_t*>(data), count, hist); break;
+    case DType::u16: count_wide(static_cast<const uint16_t*>(data), count, hist, first_index); break;
+    case DType::u32: count_wide(static_cast<const uint32_t*>(data), count, hist, first_index); break;
+    default: VLEC_REQUIRE(false, "Huffman coding takes u8, u16 or u32 elements, not ", to_string(t));
+  }
+}
+
+std::vector<uint32_t> rank_symbols(const Histogram& hist) {
+  std::vector<uint32_t> ranked;
+  for (uint32_t s = 0; s < hist.size(); ++s)
+    if (hist[s]) ranked.push_back(s);
+  std::sort(ranked.begin(), ranked.end(), [&](uint32_t a, uint32_t b) {
+    return hist[a] != hist[b] ? hist[a] > hist[b] : a < b;
+  });
+  return ranked;
+}
+
+LengthCounts huffman_length_counts(const Histogram& hist) {
+  LengthCounts counts{};
+  std::vector<uint32_t> ranked = rank_symbols(hist);
+  const std::size_t m = ranked.size();
+  if (m == 0) return counts;
+  if (m == 1) {
+    counts[1] = 1;
+    return counts;
+  }
+  // Leaves in increasing weight: the reverse of rank order.
+  std::vector<uint64_t> leaf(m);
+  for (std::size_t i = 0; i < m; ++i) leaf[i] = hist[ranked[m - 1 - i]];
+  // Two-queue construction: internal nodes are created in non-decreasing
+  // weight, so the two smallest nodes are always at the heads of the queues.
+  std::vector<uint64_t> inner(m - 1);
+  std::vector<uint32_t> leaf_parent(m), inner_parent(m - 1);
+  std::size_t li = 0, ii = 0;
+  for (std::size_t k = 0; k + 1 < m; ++k) {
+    uint64_t sum = 0;
+    for (int pick = 0; pick < 2; ++pick) {
+      if (li < m && (ii >= k || leaf[li] <= inner[ii])) {  // a leaf wins ties
+        sum += leaf[li];
+        leaf_parent[li++] = static_cast<uint32_t>(k);
+      } else {
+        sum += inner[ii];
+        inner_parent[ii++] = static_cast<uint32_t>(k);
+      }
+    }
+    inner[k] = sum;
+  }
+  std::vector<uint32_t> depth(m - 1);
+  depth[m - 2] = 0;  // the root is created last
+  for (std::size_t k = m - 2; k-- > 0;) depth[k] = depth[inner_parent[k]] + 1;
+  for (std::size_t i = 0; i < m; ++i) ++counts[depth[leaf_parent[i]] + 1];
+  return counts;
+}
+
+LengthCounts limit_length_counts(LengthCounts c, unsigned limit) {
+  unsigned longest = 0;
+  uint64_t symbols = 0;
+  for (unsigned l = 1; l <= kMaxTreeDepth; ++l)
+    if (c[l]) longest = l, symbols += c[l];
+  VLEC_REQUIRE(limit >= 1 && limit <= kMaxCodeLength && (uint64_t{1} << limit) >= symbols,
+               "code length limit ", limit, " cannot hold ", symbols, " symbols");
+  if (longest <= limit) return c;
+  for (unsigned l = limit + 1; l <= kMaxTreeDepth; ++l) c[limit] += c[l], c[l] = 0;
+  uint64_t kraft = 0;  // in units of 2^-limit
+  for (unsigned l = 1; l <= limit; ++l) kraft += uint64_t{c[l]} << (limit - l);
+  // Each round removes one code of the longest length and splits the deepest
+  // shorter leaf into two; the Kraft sum falls by one unit per round.
+  while (kraft > (uint64_t{1} << limit)) {
+    --c[limit];
+    for (unsigned l = limit - 1; l >= 1; --l) {
+      if (c[l]) {
+        --c[l];
+        c[l + 1] += 2;
+        break;
+      }
+    }
+    --kraft;
+  }
+  return c;
+}
+
+uint64_t coded_bits(const Histogram& hist, const std::vector<uint32_t>& ranked,
+                    const LengthCounts& counts) {
+  uint64_t bits = 0;
+  std::size_t r = 0;
+  for (unsigned l = 1; l <= kMaxTreeDepth && r < ranked.size(); ++l)
+    for (uint32_t k = 0; k < counts[l] && r < ranked.size(); ++k) bits += hist[ranked[r++]] * l;
+  return bits;
+}
+
+Codebook build_codebook(const Histogram& hist, unsigned length_limit) {
+  Codebook book;
+  std::vector<uint32_t> ranked = rank_symbols(hist);
+  if (ranked.empty()) return book;
+  const uint64_t m = ranked.size();
+  LengthCounts unlimited = huffman_length_counts(hist);
+  LengthCounts counts;
+  if (length_limit != 0) {
+    VLEC_REQUIRE(length_limit <= kMaxCodeLength, "code length limit ", length_limit,
+                 " is above the format's maximum of ", kMaxCodeLength);
+    VLEC_REQUIRE((uint64_t{1} << length_limit) >= m, "code length limit ", length_limit,
+                 " is too short for ", m, " distinct symbols");
+    counts = limit_length_counts(unlimited, length_limit);
+  } else {
+    // The shortest candidate limit that costs at most 1/512 (~0.2%) over the
+    // 24-bit-limited code: short limits make smaller, faster decode tables.
+    const uint64_t base = coded_bits(hist, ranked, limit_length_counts(unlimited, kMaxCodeLength));
+    counts = limit_length_counts(unlimited, kMaxCodeLength);
+    for (unsigned limit : kAutoLengthLimits) {
+      if ((uint64_t{1} << limit) < m) continue;
+      LengthCounts c = limit_length_counts(unlimited, limit);
+      if (coded_bits(hist, ranked, c) <= base + base / 512) {
+        counts = c;
+        break;
+      }
+    }
+  }
+  book.alphabet_size = ranked.empty() ? 0 : *std::max_element(ranked.begin(), ranked.end()) + 1;
+  book.lengths.assign(book.alphabet_size, 0);
+  std::size_t r = 0;
+  for (unsigned l = 1; l <= kMaxCodeLength; ++l)
+    for (uint32_t k = 0; k < counts[l]; ++k) book.lengths[ranked[r++]] = static_cast<uint8_t>(l);
+  assign_canonical_codes(book);
+  return book;
+}
+
+void assign_canonical_codes(Codebook& book) {
+  std::array<uint32_t, kMaxCodeLength + 2> count{};
+  unsigned longest = 0, present = 0;
+  for (uint8_t l : book.lengths) {
+    SAFETY_CHECK(l <= kMaxCodeLength, ErrorCode::corrupt_stream, "code length ", unsigned{l},
+                 " exceeds the maximum of ", kMaxCodeLength);
+    if (l) ++count[l], ++present, longest = std::max<unsigned>(longest, l);
+  }
+  book.max_length = longest;
+  book.codes.assign(book.lengths.size(), 0);
+  if (present == 0) return;
+  uint64_t kraft = 0;
+  for (unsigned l = 1; l <= longest; ++l) kraft += uint64_t{count[l]} << (longest - l);
+  const bool single = present == 1 && longest == 1;
+  SAFETY_CHECK(single || kraft == (uint64_t{1} << longest), ErrorCode::corrupt_stream,
+               "code lengths do not form a complete prefix code (Kraft sum ", kraft, "/",
+               (uint64_t{1} << longest), ")");
+  std::array<uint32_t, kMaxCodeLength + 2> next{};
+  uint32_t code = 0;
+  for (unsigned l = 1; l <= longest; ++l) {
+    code = (code + count[l - 1]) << 1;
+    next[l] = code;
+  }
+  for (std::size_t s = 0; s < book.lengths.size(); ++s)
+    if (unsigned l = book.lengths[s]) book.codes[s] = reverse_bits(next[l]++, l);
+}
+
+std::vector<uint8_t> serialize_codebook(const Codebook& book) {
+  std::vector<uint8_t> out(8, 0);
+  store_le32(out.data(), book.alphabet_size);
+  if (book.alphabet_size) {
+    out[4] = static_cast<uint8_t>(book.max_length);
+    out[5] = static_cast<uint8_t>(field_bits_for(book.max_length));
+    const unsigned bits = out[5];
+    const uint32_t groups = static_cast<uint32_t>(div_ceil(book.alphabet_size, kGroup));
+    auto length_at = [&](uint64_t s) -> uint32_t { return s < book.alphabet_size ? book.lengths[s] : 0; };
+    BitWriter w{out};
+    std::vector<bool> present(groups);
+    for (uint32_t g = 0; g < groups; ++g) {
+      for (unsigned k = 0; k < kGroup; ++k) present[g] = present[g] || length_at(g * kGroup + k);
+      w.put(present[g], 1);
+    }
+    for (uint32_t g = 0; g < groups; ++g)
+      if (present[g])
+        for (unsigned k = 0; k < kGroup; ++k) w.put(length_at(g * kGroup + k), bits);
+    w.flush();
+  }
+  out.resize(align_up(out.size(), 4), 0);
+  return out;
+}
+
+std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_alphabet,
+                           Codebook& book) {
+  SAFETY_CHECK(size >= 8, ErrorCode::truncated_stream, "codebook section truncated");
+  book = Codebook{};
+  const uint32_t n = load_le32(data);
+  const unsigned max_length = data[4], bits = data[5];
+  SAFETY_CHECK(load_le16(data + 6) == 0, ErrorCode::corrupt_stream, "codebook reserved field is not zero");
+  SAFETY_CHECK(n <= max_alphabet, ErrorCode::corrupt_stream, "codebook alphabet size ", n,
+               " exceeds the element type's ", max_alphabet);
+  if (n == 0) {
+    SAFETY_CHECK(max_length == 0 && bits == 0, ErrorCode::corrupt_stream,
+                 "empty codebook with non-zero length fields");
+    return 8;
+  }
+  SAFETY_CHECK(max_length >= 1 && max_length <= kMaxCodeLength, ErrorCode::corrupt_stream,
+               "codebook maximum code length ", max_length, " outside 1..", kMaxCodeLength);
+  SAFETY_CHECK(bits == field_bits_for(max_length), ErrorCode::corrupt_stream,
+               "codebook length-field width ", bits, " does not match maximum length ", max_length);
+  BitReader r{data + 8, (size - 8) * 8};
+  const uint32_t groups = static_cast<uint32_t>(div_ceil(n, kGroup));
+  std::vector<uint8_t> flags(groups);
+  for (uint32_t g = 0; g < groups; ++g) flags[g] = static_cast<uint8_t>(r.get(1));
+  book.lengths.assign(n, 0);
+  for (uint32_t g = 0; g < groups; ++g) {
+    if (!flags[g]) continue;
+    bool any = false;
+    for (unsigned k = 0; k < kGroup; ++k) {
+      const uint32_t l = r.get(bits);
+      const uint64_t s = uint64_t{g} * kGroup + k;
+      SAFETY_CHECK(l <= max_length, ErrorCode::corrupt_stream, "code length ", l, " of symbol ", s,
+                   " exceeds the codebook maximum ", max_length);
+      SAFETY_CHECK(s < n || l == 0, ErrorCode::corrupt_stream, "code length given for symbol ", s,
+                   " beyond the alphabet size ", n);
+      if (s < n) book.lengths[s] = static_cast<uint8_t>(l);
+      any = any || l;
+    }
+    SAFETY_CHECK(any, ErrorCode::corrupt_stream, "codebook group ", g, " is flagged but empty");
+  }
+  SAFETY_CHECK(book.lengths[n - 1] != 0, ErrorCode::corrupt_stream,
+               "codebook alphabet size ", n, " is not minimal");
+  const std::size_t used = 8 + div_ceil(r.pos, 8);
+  const std::size_t total = align_up(used, 4);
+  SAFETY_CHECK(total <= size, ErrorCode::truncated_stream, "codebook section truncated");
+  while (r.pos % 8) SAFETY_CHECK(r.get(1) == 0, ErrorCode::corrupt_stream, "codebook padding bits not zero");
+  for (std::size_t i = used; i < total; ++i)
+    SAFETY_CHECK(data[i] == 0, ErrorCode::corrupt_stream, "codebook padding bytes not zero");
+  book.alphabet_size = n;
+  assign_canonical_codes(book);
+  SAFETY_CHECK(book.max_length == max_length, ErrorCode::corrupt_stream, "codebook maximum length ",
+               max_length, " does not match its longest code ", book.max_length);
+  return total;
+}
+
+}  // namespace vlec::huffman

@@ -1,0 +1,83 @@
+// huffman/codebook.hpp: histogram, deterministic length-limited canonical
+// Huffman codebooks, and their compact serialization (docs/FORMAT.md §4).
+//
+// The code lengths are a pure function of the histogram: symbols are ranked
+// by (count descending, symbol ascending); a two-queue Huffman construction
+// that takes a leaf before an internal node of equal weight gives the number
+// of codes of each length (bl_count); the Kraft-sum limiter clamps it to the
+// length limit; lengths are dealt out in rank order. Only integer arithmetic
+// and fixed tie rules are involved, so every machine, thread count and
+// backend (the GPU included) computes the same lengths.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vlec/types.hpp"
+
+namespace vlec::huffman {
+
+constexpr uint32_t kMaxAlphabet = 65536;   // symbols 0..65535
+constexpr unsigned kMaxCodeLength = 24;    // longest code the format allows
+constexpr unsigned kMaxTreeDepth = 128;    // bound on unlimited Huffman depth for 64-bit counts
+
+// The length limits the automatic policy chooses among (docs/FORMAT.md §4.3).
+constexpr std::array<unsigned, 4> kAutoLengthLimits = {11, 12, 16, 24};
+
+using Histogram = std::vector<uint64_t>;  // index = symbol value
+
+// Count symbols of `count` elements of type `t` (u8, u16 or u32) into `hist`,
+// which is resized to cover the largest value seen. A u32 value >= 65,536
+// throws ErrorCode::value_out_of_alphabet naming the value and its position
+// (element index `first_index` + i).
+void accumulate_histogram(const void* data, std::size_t count, DType t, Histogram& hist,
+                          uint64_t first_index = 0);
+
+// bl_count[l] = number of symbols with code length l, for l in 0..kMaxTreeDepth.
+using LengthCounts = std::array<uint32_t, kMaxTreeDepth + 1>;
+
+// Unlimited Huffman code length counts (two-queue construction, leaf first on ties).
+// One present symbol gets length 1.
+LengthCounts huffman_length_counts(const Histogram& hist);
+
+// Clamp `counts` to `limit` with the Kraft-sum limiter of docs/FORMAT.md §4.2.
+// Requires 2^limit >= number of symbols.
+LengthCounts limit_length_counts(LengthCounts counts, unsigned limit);
+
+// Symbols with non-zero count in rank order: count descending, symbol ascending.
+std::vector<uint32_t> rank_symbols(const Histogram& hist);
+
+// Total coded bits of the histogram when symbols in `ranked` order receive the
+// lengths described by `counts`, shortest first.
+uint64_t coded_bits(const Histogram& hist, const std::vector<uint32_t>& ranked,
+                    const LengthCounts& counts);
+
+struct Codebook {
+  uint32_t alphabet_size = 0;    // symbols >= alphabet_size have no code
+  unsigned max_length = 0;       // longest code (0 only for an empty codebook)
+  std::vector<uint8_t> lengths;  // per symbol; 0 = no code
+  std::vector<uint32_t> codes;   // per symbol: the code, bit-reversed for LSB-first output
+
+  bool empty() const { return max_length == 0; }
+};
+
+// Build the codebook of a histogram. length_limit 0 chooses the limit
+// automatically (docs/FORMAT.md §4.3); otherwise it must be in 1..24 and at
+// least ceil(log2(symbols present)).
+Codebook build_codebook(const Histogram& hist, unsigned length_limit = 0);
+
+// Fill `codes` (and check the lengths) from `lengths`: canonical codes, in
+// order of (length, symbol), as in DEFLATE. Throws corrupt_stream if the
+// lengths do not form a complete prefix code (one symbol of length 1 excepted).
+void assign_canonical_codes(Codebook& book);
+
+// Serialization. Bytes written is a multiple of 4.
+std::vector<uint8_t> serialize_codebook(const Codebook& book);
+// Parse a codebook at `data` (at most `size` bytes); returns its byte size.
+// `max_alphabet` is the largest alphabet the element type allows.
+std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_alphabet,
+                           Codebook& book);
+
+}  // namespace vlec::huffman

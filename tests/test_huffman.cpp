@@ -1,0 +1,284 @@
+// tests/test_huffman.cpp: the Huffman codebook (optimality, length limiting,
+// determinism, serialization) and the chunk layout (a hand-computed example,
+// round trips at every K and every partial-row shape, bad words rejected).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+#include <random>
+
+#include "common/bits.hpp"
+#include "huffman/chunk_codec.hpp"
+#include "huffman/codebook.hpp"
+#include "test_util.hpp"
+#include "vlec/error.hpp"
+
+namespace vlec::huffman {
+namespace {
+
+// Optimal (unlimited) Huffman cost by the textbook heap algorithm: the sum of
+// the weights of all internal nodes. Unique even when the lengths are not.
+uint64_t reference_cost(const Histogram& h) {
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> q;
+  for (uint64_t c : h)
+    if (c) q.push(c);
+  if (q.size() == 1) return q.top();
+  uint64_t cost = 0;
+  while (q.size() > 1) {
+    uint64_t a = q.top(); q.pop();
+    uint64_t b = q.top(); q.pop();
+    cost += a + b;
+    q.push(a + b);
+  }
+  return cost;
+}
+
+uint64_t kraft(const Codebook& b) {
+  uint64_t k = 0;
+  for (uint8_t l : b.lengths)
+    if (l) k += uint64_t{1} << (b.max_length - l);
+  return k;
+}
+
+uint64_t book_bits(const Histogram& h, const Codebook& b) {
+  uint64_t bits = 0;
+  for (std::size_t s = 0; s < h.size(); ++s) bits += h[s] * (s < b.lengths.size() ? b.lengths[s] : 0);
+  return bits;
+}
+
+Histogram random_histogram(std::mt19937_64& rng, unsigned symbols, bool sparse) {
+  Histogram h(symbols, 0);
+  for (auto& c : h) {
+    c = rng() % 1000;
+    if (sparse && rng() % 3 == 0) c = 0;
+    if (rng() % 7 == 0) c = c * 1000 + 1;
+  }
+  h[rng() % symbols] += 1;
+  while (!h.empty() && h.back() == 0) h.pop_back();
+  return h;
+}
+
+TEST(Codebook, UnlimitedLengthsAreOptimal) {
+  std::mt19937_64 rng(test::base_seed());
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed()));
+  for (int trial = 0; trial < 200; ++trial) {
+    const Histogram h = random_histogram(rng, 2 + rng() % 600, trial % 2);
+    const Codebook b = build_codebook(h, kMaxCodeLength);
+    const LengthCounts unl = huffman_length_counts(h);
+    unsigned deepest = 0;
+    for (unsigned l = 0; l <= kMaxTreeDepth; ++l)
+      if (unl[l]) deepest = l;
+    if (deepest <= kMaxCodeLength && std::count_if(h.begin(), h.end(), [](uint64_t c) { return c; }) > 1) {
+      EXPECT_EQ(book_bits(h, b), reference_cost(h)) << "trial " << trial;
+    }
+    EXPECT_EQ(kraft(b), uint64_t{1} << b.max_length);
+  }
+}
+
+TEST(Codebook, LimitedCodesAreCompleteAndWithinLimit) {
+  std::mt19937_64 rng(test::base_seed() + 1);
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 1));
+  for (int trial = 0; trial < 200; ++trial) {
+    const Histogram h = random_histogram(rng, 2 + rng() % 3000, trial % 2);
+    const uint64_t present = std::count_if(h.begin(), h.end(), [](uint64_t c) { return c; });
+    for (unsigned limit : {9u, 11u, 12u, 16u}) {
+      if ((uint64_t{1} << limit) < present) continue;
+      const Codebook b = build_codebook(h, limit);
+      EXPECT_LE(b.max_length, limit);
+      EXPECT_EQ(kraft(b), uint64_t{1} << b.max_length) << "limit " << limit;
+      EXPECT_GE(book_bits(h, b), reference_cost(h));
+      for (std::size_t s = 0; s < h.size(); ++s) EXPECT_EQ(h[s] != 0, b.lengths[s] != 0);
+    }
+  }
+}
+
+TEST(Codebook, FibonacciFrequenciesGiveTheLongestCodes) {
+  Histogram h(40);
+  h[0] = h[1] = 1;
+  for (int i = 2; i < 40; ++i) h[i] = h[i - 1] + h[i - 2];
+  LengthCounts unl = huffman_length_counts(h);
+  EXPECT_EQ(unl[39], 2u);  // a Fibonacci histogram makes a maximally deep tree
+  const Codebook b = build_codebook(h, 0);
+  EXPECT_EQ(b.max_length, 24u);  // only the format's limit holds it
+  EXPECT_EQ(kraft(b), uint64_t{1} << 24);
+}
+
+TEST(Codebook, SingleSymbolGetsOneBit) {
+  Histogram h(201, 0);
+  h[200] = 12345;
+  const Codebook b = build_codebook(h);
+  EXPECT_EQ(b.alphabet_size, 201u);
+  EXPECT_EQ(b.max_length, 1u);
+  EXPECT_EQ(b.lengths[200], 1);
+  EXPECT_EQ(b.codes[200], 0u);
+}
+
+TEST(Codebook, DeterministicUnderTiesAndSymbolOrder) {
+  // Equal counts everywhere: the rank order (count desc, symbol asc) decides.
+  Histogram h(300, 7);
+  const Codebook a = build_codebook(h), b = build_codebook(h);
+  EXPECT_EQ(a.lengths, b.lengths);
+  EXPECT_EQ(a.codes, b.codes);
+  // 300 equal symbols: 2^9 - 300 = 212 get 8 bits, the rest 9, smallest symbols shortest.
+  EXPECT_EQ(a.lengths[0], 8);
+  EXPECT_EQ(a.lengths[211], 8);
+  EXPECT_EQ(a.lengths[212], 9);
+}
+
+TEST(Codebook, AutomaticLimitPolicy) {
+  // Skewed bytes: 11 bits cost ~0.9% over 24, so the policy moves to 16.
+  std::vector<uint8_t> d = test::sample("skewed", 1 << 20, DType::u8, test::base_seed());
+  Histogram h;
+  accumulate_histogram(d.data(), d.size(), DType::u8, h);
+  const Codebook b = build_codebook(h);
+  const std::vector<uint32_t> ranked = rank_symbols(h);
+  const LengthCounts unl = huffman_length_counts(h);
+  const uint64_t base = coded_bits(h, ranked, limit_length_counts(unl, 24));
+  EXPECT_LE(book_bits(h, b), base + base / 512);
+  // and no shorter candidate limit would have met the bound
+  for (unsigned limit : kAutoLengthLimits) {
+    if (limit >= b.max_length) break;
+    EXPECT_GT(coded_bits(h, ranked, limit_length_counts(unl, limit)), base + base / 512) << limit;
+  }
+}
+
+TEST(Codebook, LargestAlphabet) {
+  std::mt19937_64 rng(test::base_seed() + 2);
+  Histogram h(kMaxAlphabet);
+  for (auto& c : h) c = 1 + rng() % 50;
+  h[32768] = 1u << 30;
+  const Codebook b = build_codebook(h);
+  EXPECT_EQ(b.alphabet_size, kMaxAlphabet);
+  EXPECT_EQ(kraft(b), uint64_t{1} << b.max_length);
+  EXPECT_GT(b.max_length, 16u);  // a dominant symbol among 65,536 needs codes beyond 16 bits
+  // A 16-bit limit leaves only the flat code; 15 bits cannot hold the alphabet.
+  const Codebook flat = build_codebook(h, 16);
+  EXPECT_TRUE(std::all_of(flat.lengths.begin(), flat.lengths.end(), [](uint8_t l) { return l == 16; }));
+  EXPECT_THROW(build_codebook(h, 15), Error);
+}
+
+TEST(Codebook, SerializationRoundTripsAndIsStrict) {
+  std::mt19937_64 rng(test::base_seed() + 3);
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 3));
+  for (int trial = 0; trial < 100; ++trial) {
+    const Histogram h = random_histogram(rng, 1 + rng() % 70000 % kMaxAlphabet, true);
+    const Codebook b = build_codebook(h);
+    const std::vector<uint8_t> bytes = serialize_codebook(b);
+    ASSERT_EQ(bytes.size() % 4, 0u);
+    Codebook back;
+    ASSERT_EQ(parse_codebook(bytes.data(), bytes.size(), kMaxAlphabet, back), bytes.size());
+    EXPECT_EQ(back.lengths, b.lengths);
+    EXPECT_EQ(back.codes, b.codes);
+    // Truncation is always rejected.
+    EXPECT_THROW(parse_codebook(bytes.data(), bytes.size() - 1 - rng() % 4, kMaxAlphabet, back), Error);
+  }
+  // An incomplete code is rejected: three symbols of length 2.
+  Codebook bad;
+  bad.alphabet_size = 3;
+  bad.lengths = {2, 2, 2};
+  bad.max_length = 2;
+  EXPECT_THROW(assign_canonical_codes(bad), Error);
+}
+
+// The layout, computed by hand: lengths {1,2,3,3} give canonical codes
+// 0, 10, 110, 111 (LSB-first: 0, 1, 3, 7). Max length 3 means K = 4 symbols
+// per step and refill threshold 12. Lane 0 owns symbols 0-3, lane 1 symbols 4-7.
+TEST(ChunkLayout, HandComputedExample) {
+  Codebook b;
+  b.alphabet_size = 4;
+  b.lengths = {1, 2, 3, 3};
+  assign_canonical_codes(b);
+  EXPECT_EQ(b.codes, (std::vector<uint32_t>{0, 1, 3, 7}));
+  const uint8_t in[8] = {0, 1, 2, 3, 3, 3, 3, 3};
+  std::vector<uint32_t> out(2 + kEncodeSlackWords);
+  ASSERT_EQ(encode_chunk(in, DType::u8, 8, make_encode_table(b, DType::u8), out.data(), 2), 2u);
+  // lane 0: 0 | 1<<1 | 3<<3 | 7<<6 = 0x1DA; lane 1: four codes 111 = 0xFFF
+  EXPECT_EQ(out[0], 0x1DAu);
+  EXPECT_EQ(out[1], 0xFFFu);
+  uint8_t back[8];
+  decode_chunk(reinterpret_cast<const uint8_t*>(out.data()), 2, 8, make_decode_table(b), DType::u8, back);
+  EXPECT_EQ(0, std::memcmp(in, back, 8));
+}
+
+// Round trips over every partial-row shape, each K (max length <= 8, <= 16,
+// > 16), each symbol type, and primary tables narrower than the longest code.
+TEST(ChunkLayout, RoundTripsEveryShape) {
+  std::mt19937_64 rng(test::base_seed() + 4);
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 4));
+  for (DType t : {DType::u8, DType::u16, DType::u32}) {
+    for (unsigned limit : {6u, 11u, 16u, 24u}) {
+      const unsigned symbols = t == DType::u8 ? 256 : 3000;
+      Histogram h(symbols);
+      for (unsigned s = 0; s < symbols; ++s) h[s] = 1 + (s < 40 ? uint64_t{1} << (40 - s) / 2 : rng() % 3);
+      if ((1u << limit) < symbols) continue;
+      const Codebook b = build_codebook(h, limit);
+      const EncodeTable et = make_encode_table(b, t);
+      for (unsigned primary : {8u, 11u}) {
+        const DecodeTable dt = make_decode_table(b, primary);
+        for (std::size_t n : {1, 2, 3, 4, 5, 31, 127, 128, 129, 255, 256, 300, 1000, 4096, 4097, 65535}) {
+          std::vector<uint32_t> values(n);
+          // draw from the histogram's shape: mostly small symbols, some rare ones
+          for (auto& v : values) v = rng() % 8 ? static_cast<uint32_t>(rng() % 12) : static_cast<uint32_t>(rng() % symbols);
+          std::vector<uint8_t> in = test::convert(
+              std::vector<uint8_t>(reinterpret_cast<uint8_t*>(values.data()), reinterpret_cast<uint8_t*>(values.data() + n)),
+              4, static_cast<unsigned>(dtype_bytes(t)));
+          const std::size_t cap = n * 4;
+          std::vector<uint32_t> words(cap + kEncodeSlackWords);
+          const std::size_t w = encode_chunk(in.data(), t, n, et, words.data(), cap);
+          ASSERT_NE(w, kDoesNotFit);
+          std::vector<uint8_t> back(in.size(), 0xA5);
+          decode_chunk(reinterpret_cast<const uint8_t*>(words.data()), w, n, dt, t, back.data());
+          ASSERT_EQ(in, back) << to_string(t) << " limit " << limit << " n " << n << " primary " << primary;
+          // One word more or less is always caught.
+          EXPECT_THROW(decode_chunk(reinterpret_cast<const uint8_t*>(words.data()), w - 1, n, dt, t, back.data()), Error);
+          words[w] = 0;
+          EXPECT_THROW(decode_chunk(reinterpret_cast<const uint8_t*>(words.data()), w + 1, n, dt, t, back.data()), Error);
+        }
+      }
+    }
+  }
+}
+
+TEST(ChunkLayout, CapacityIsRespected) {
+  std::vector<uint8_t> d = test::sample("uniform", 65536, DType::u8, test::base_seed() + 5);
+  Histogram h;
+  accumulate_histogram(d.data(), d.size(), DType::u8, h);
+  const Codebook b = build_codebook(h);
+  std::vector<uint32_t> out(d.size() / 4 + kEncodeSlackWords);
+  // Uniform bytes cost 8 bits each plus padding: they cannot fit in the raw size.
+  EXPECT_EQ(encode_chunk(d.data(), DType::u8, d.size(), make_encode_table(b, DType::u8), out.data(),
+                         (d.size() - 1) / 4),
+            kDoesNotFit);
+}
+
+TEST(ChunkLayout, ValueWithoutCodeIsNamed) {
+  Histogram h(10, 1);
+  const Codebook b = build_codebook(h);
+  std::vector<uint8_t> in(1000, 3);
+  in[777] = 200;
+  std::vector<uint32_t> out(1000 + kEncodeSlackWords);
+  try {
+    encode_chunk(in.data(), DType::u8, in.size(), make_encode_table(b, DType::u8), out.data(), 1000, 5000);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::value_out_of_alphabet);
+    EXPECT_NE(std::string(e.what()).find("value 200 at element 5777"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Histogram, U32ValueOutsideAlphabetIsNamed) {
+  std::vector<uint32_t> v(100, 5);
+  v[42] = 70000;
+  Histogram h;
+  try {
+    accumulate_histogram(v.data(), v.size(), DType::u32, h, 1000);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::value_out_of_alphabet);
+    EXPECT_NE(std::string(e.what()).find("value 70000 at element 1042"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vlec::huffman
