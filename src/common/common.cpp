@@ -1,5 +1,6 @@
 // common/common.cpp: names of the public enums, the error path behind
 // SAFETY_CHECK, and the checksum.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "common/checksum.hpp"

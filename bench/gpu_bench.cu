@@ -1,0 +1,150 @@
+// bench/gpu_bench.cu: GPU benchmark of vlec's decoder on 1 GiB inputs.
+//
+// For each dataset and chunk size: compress on the CPU backend (the bytes
+// every backend writes), upload the frame, then time the GPU decode kernel
+// with CUDA events (median of --repeat runs after two warm-ups) and verify the
+// output byte for byte. The device-to-device copy bandwidth measured in the
+// same run is the yardstick: every figure is also given as its fraction.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpu/frame_codec.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/decode_tables.hpp"
+#include "cuda/huffman_decode.hpp"
+#include "format/frame.hpp"
+#include "gen/generators.hpp"
+
+using namespace vlec;
+
+namespace {
+
+struct Args {
+  std::size_t mib = 1024;
+  int repeat = 20;
+  uint64_t seed = 1;
+  std::vector<std::string> data = {"skewed", "quant1024", "quant65536"};
+  std::vector<uint32_t> chunks = {16384, 32768, 65536, 131072};
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+  return out;
+}
+
+template <typename F>
+float median_ms(int repeat, F&& run) {
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 2; ++i) run();
+  std::vector<float> ms;
+  for (int i = 0; i < repeat; ++i) {
+    CUDA_CHECK(cudaEventRecord(a));
+    run();
+    CUDA_CHECK(cudaEventRecord(b));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float t;
+    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--size") args.mib = std::stoul(value());
+    else if (a == "--repeat") args.repeat = std::stoi(value());
+    else if (a == "--seed") args.seed = std::stoull(value());
+    else if (a == "--data") args.data = split(value());
+    else if (a == "--chunks") {
+      args.chunks.clear();
+      for (const std::string& c : split(value())) args.chunks.push_back(std::stoul(c));
+    } else {
+      std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m]\n");
+      return 1;
+    }
+  }
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, %.0f MiB; seed %llu; median of %d runs after 2 warm-ups\n", prop.name,
+              prop.multiProcessorCount, prop.totalGlobalMem / 1048576.0, (unsigned long long)args.seed, args.repeat);
+
+  // The yardstick: a device-to-device copy of the same size.
+  const std::size_t bytes = args.mib << 20;
+  cuda::DeviceBuffer<uint8_t> src(bytes), dst(bytes);
+  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+  const float copy_ms = median_ms(args.repeat, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
+  });
+  const double copy_gbs = bytes / copy_ms / 1e6;  // GB/s of bytes copied
+  std::printf("device copy: %.1f GB/s copied (%.1f GB/s read+write)\n\n", copy_gbs, 2 * copy_gbs);
+  std::printf("%-12s %-5s %8s %8s %9s %10s %12s %9s %s\n", "data", "type", "chunk", "ratio", "maxlen", "decode ms",
+              "decode GB/s", "of copy", "verified");
+
+  for (const std::string& name : args.data) {
+    const gen::Sample sample = gen::make(name, bytes, args.seed);
+    const unsigned width = static_cast<unsigned>(sample.dtype);
+    const uint64_t elements = sample.bytes.size() / width;
+    for (uint32_t chunk : args.chunks) {
+      cpu::FrameParams p;
+      p.codec = Codec::huffman;
+      p.dtype = sample.dtype;
+      p.chunk_elements = chunk;
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<uint8_t> frame = cpu::compress_frame(sample.bytes.data(), elements, p);
+      const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const format::ParsedFrame f = format::parse_frame(frame.data(), frame.size(), 0);
+      const uint64_t payload = f.header.frame_bytes - f.header.header_area_bytes();
+      cuda::DeviceBuffer<uint8_t> d_payload(payload);
+      CUDA_CHECK(cudaMemcpy(d_payload.get(), f.payload, payload, cudaMemcpyHostToDevice));
+      const std::vector<cuda::ChunkDesc> descs = cuda::chunk_descs(f);
+      cuda::DeviceBuffer<cuda::ChunkDesc> d_chunks(descs.size());
+      CUDA_CHECK(cudaMemcpy(d_chunks.get(), descs.data(), descs.size() * sizeof(cuda::ChunkDesc),
+                            cudaMemcpyHostToDevice));
+      cuda::DeviceBuffer<uint32_t> d_status(descs.size());
+      cuda::DeviceTables tables(f.codebooks[0]);
+      cuda::HuffmanDecodeArgs a{};
+      a.payload = d_payload.get();
+      a.chunks = d_chunks.get();
+      a.chunk_count = descs.size();
+      a.chunk_elements = chunk;
+      a.elements = elements;
+      a.width = width;
+      a.out = dst.get();
+      a.status = d_status.get();
+      a.table = tables.view();
+      CUDA_CHECK(cudaMemset(dst.get(), 0xA5, bytes));  // poison: every byte must be written
+      const float ms = median_ms(args.repeat, [&] { cuda::launch_huffman_decode(a, 0); });
+      std::vector<uint8_t> back(sample.bytes.size());
+      CUDA_CHECK(cudaMemcpy(back.data(), dst.get(), back.size(), cudaMemcpyDeviceToHost));
+      std::vector<uint32_t> status(descs.size());
+      CUDA_CHECK(cudaMemcpy(status.data(), d_status.get(), 4 * status.size(), cudaMemcpyDeviceToHost));
+      const bool ok = back == sample.bytes &&
+                      std::all_of(status.begin(), status.end(), [](uint32_t s) { return s == cuda::kChunkOk; });
+      const double gbs = sample.bytes.size() / ms / 1e6;
+      std::printf("%-12s %-5s %8u %8.4f %9u %10.3f %12.1f %8.1f%% %s   (CPU encode %.2f s)\n", name.c_str(),
+                  std::string(to_string(sample.dtype)).c_str(), chunk, double(sample.bytes.size()) / frame.size(),
+                  f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs, ok ? "yes" : "NO", cpu_s);
+      if (!ok) return 2;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh: everything vlec runs on the GPU machine, in one go:
+# the GPU test suite (each GPU result compared with the CPU backend), the
+# corruption tests once under compute-sanitizer memcheck, and the GPU
+# benchmark. Logs go to $OUT (the device tool brings them back).
+#
+# The GPU machine cannot install packages, so the binaries are built here
+# (scripts/prepare-device-carry.sh) and carried in .device-carry/; without
+# them this script builds with cmake, which needs the project's dependencies.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+BIN=.device-carry
+if [ ! -x "$BIN/vlec_tests" ]; then
+  BIN=build-gpu
+  cmake -S . -B "$BIN" -DVLEC_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
+    cmake --build "$BIN" -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
+fi
+export VLEC_TEST_SEED=${VLEC_TEST_SEED:-20261121}
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "commit: $(cat "$BIN/COMMIT" 2>/dev/null || git rev-parse HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  nproc
+} >"$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+status=0
+echo "== GPU tests"
+"$BIN/vlec_tests" --gtest_filter="${GPU_TEST_FILTER:-Gpu*:*Gpu*}" >"$OUT/gpu-tests.log" 2>&1 || status=1
+tail -5 "$OUT/gpu-tests.log"
+echo "== compute-sanitizer memcheck (corruption tests)"
+compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
+  --gtest_filter='Gpu.CorruptionAndTruncationAreReported' >"$OUT/memcheck.log" 2>&1 || status=1
+tail -3 "$OUT/memcheck.log"
+echo "== GPU benchmark"
+"$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+exit $status

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# scripts/prepare-device-carry.sh: build the GPU binaries here (sm_90) and put
+# them in .device-carry/ (git-ignored), for `run` with carry [".device-carry"].
+# They depend only on the C and C++ runtime and zlib: xxHash is header-only and
+# the CUDA runtime is linked statically.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-gpu -DVLEC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-gpu -j"$(nproc)" --target vlec_tests gpu_bench vlec_cli
+mkdir -p .device-carry
+cp build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/vlec .device-carry/
+git rev-parse HEAD >.device-carry/COMMIT
+git status --short --untracked-files=no | sed 's/^/dirty: /' >>.device-carry/COMMIT
+ls -la .device-carry

@@ -1,0 +1,61 @@
+// cuda/huffman_decode.hpp: the GPU decoder of Huffman frames, one warp per
+// chunk (docs/FORMAT.md §5, docs/ARCHITECTURE.md "GPU decoding").
+//
+// Why it is fast: the 32 lanes of a warp are the chunk's 32 lane decoders.
+// Before each step the lanes that need a word take consecutive words of the
+// chunk (one ballot, one popcount: coalesced reads); every lane then decodes
+// K symbols with lookups in a shared-memory table, and after a row each lane
+// stores its 4 symbols with one vector store, so a warp writes 128
+// neighbouring elements at once.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "format/frame.hpp"
+#include "huffman/codebook.hpp"
+
+namespace vlec::cuda {
+
+// Where chunk c lives in the payload, and whether it is stored raw.
+struct ChunkDesc {
+  uint64_t offset;        // payload-relative byte offset (a multiple of 4)
+  uint32_t stored_bytes;
+  uint32_t raw;           // 1 if stored uncompressed
+};
+
+// Decode tables on the device: a primary table of 2^bits entries, each
+// (length << 16) | symbol with length 0 for codes longer than `bits`, and the
+// canonical First/Entry arrays for those.
+constexpr unsigned kCanonSlots = huffman::kMaxCodeLength + 1;
+struct DeviceDecodeTable {
+  const uint32_t* entry = nullptr;
+  const uint32_t* sorted = nullptr;   // symbols in canonical order
+  const uint32_t* canon = nullptr;    // first[kCanonSlots], count[kCanonSlots], offset[kCanonSlots]
+  unsigned bits = 0, max_length = 0;
+};
+
+// Status codes a chunk decode leaves in `status[c]`.
+enum ChunkStatus : uint32_t { kChunkOk = 0, kChunkWordCount = 1, kChunkPadding = 2, kChunkBadCode = 3 };
+
+struct HuffmanDecodeArgs {
+  const uint8_t* payload;    // device: the frame payload
+  const ChunkDesc* chunks;   // device
+  uint64_t chunk_count;
+  uint32_t chunk_elements;
+  uint64_t elements;
+  unsigned width;            // bytes per element: 1, 2 or 4
+  void* out;                 // device: elements * width bytes
+  uint32_t* status;          // device: one per chunk
+  DeviceDecodeTable table;
+};
+
+// The chunk descriptors of a parsed frame, for upload.
+std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& frame);
+
+// Enqueue the decode of every chunk on `stream`.
+void launch_huffman_decode(const HuffmanDecodeArgs& args, cudaStream_t stream);
+
+}  // namespace vlec::cuda

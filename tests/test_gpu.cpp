@@ -1,0 +1,98 @@
+// tests/test_gpu.cpp: the CUDA backend against the CPU backend. Every test
+// skips where no GPU is present. Streams written by the CPU backend are
+// decoded on the GPU and must give back exactly the input; corrupted and
+// truncated streams must make the GPU decoder report an error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "test_util.hpp"
+#include "vlec/vlec.hpp"
+
+namespace vlec {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device"
+
+const DecompressOptions kGpu{0, Backend::cuda};
+const DecompressOptions kCpu{0, Backend::cpu};
+
+TEST(Gpu, DecodeMatchesCpuOverTheMatrix) {
+  REQUIRE_GPU();
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"runs", DType::u8},
+                        std::pair{"uniform", DType::u8}, std::pair{"quant1024", DType::u16},
+                        std::pair{"quant65536", DType::u16}, std::pair{"quant1024", DType::u32},
+                        std::pair{"volume", DType::u8}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{65535}, std::size_t{65537},
+                          std::size_t{1000003}}) {
+      const uint64_t seed = test::base_seed() + n;
+      SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) + " seed " +
+                   std::to_string(seed));
+      const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      for (CodecChoice c : {CodecChoice::huffman, CodecChoice::raw}) {
+        for (uint32_t chunk : {128u, 16384u, 65536u}) {
+          for (unsigned limit : {0u, 24u}) {
+            CompressOptions o;
+            o.codec = c;
+            o.dtype = t;
+            o.chunk_elements = chunk;
+            o.max_code_length = limit;
+            o.backend = Backend::cpu;
+            const std::vector<uint8_t> s = compress(data.data(), data.size(), o);
+            const std::vector<uint8_t> gpu = decompress(s.data(), s.size(), kGpu);
+            const std::vector<uint8_t> cpu = decompress(s.data(), s.size(), kCpu);
+            ASSERT_EQ(gpu, cpu) << to_string(c) << " chunk " << chunk << " limit " << limit;
+            ASSERT_EQ(gpu, data);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Gpu, EveryElementEqualAndLongestCodes) {
+  REQUIRE_GPU();
+  std::vector<uint8_t> same(1 << 20, 0x33);
+  CompressOptions o;
+  o.codec = CodecChoice::huffman;
+  std::vector<uint8_t> s = compress(same.data(), same.size(), o);
+  EXPECT_EQ(decompress(s.data(), s.size(), kGpu), same);
+  std::vector<uint32_t> f;
+  uint64_t a = 1, b = 1;
+  for (uint32_t sym = 0; sym < 28; ++sym, b = a + b, a = b - a)
+    for (uint64_t k = 0; k < a; ++k) f.push_back(sym * 7);
+  std::shuffle(f.begin(), f.end(), std::mt19937_64(test::base_seed()));
+  o.dtype = DType::u32;
+  o.max_code_length = 24;
+  s = compress(f.data(), 4 * f.size(), o);
+  const std::vector<uint8_t> back = decompress(s.data(), s.size(), kGpu);
+  ASSERT_EQ(back.size(), 4 * f.size());
+  EXPECT_EQ(0, std::memcmp(back.data(), f.data(), back.size()));
+}
+
+TEST(Gpu, CorruptionAndTruncationAreReported) {
+  REQUIRE_GPU();
+  const std::vector<uint8_t> data = test::sample("skewed", 300000, DType::u8, test::base_seed());
+  CompressOptions o;
+  o.codec = CodecChoice::huffman;
+  o.chunk_elements = 16384;
+  const std::vector<uint8_t> s = compress(data.data(), data.size(), o);
+  std::mt19937_64 rng(test::base_seed() + 99);
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 99));
+  const std::size_t header = s.size() - (s.size() - inspect(s.data(), s.size()).frames[0].header_bytes);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<uint8_t> bad = s;
+    // Flip bits in the payload, where the GPU decoder itself must notice.
+    const std::size_t at = header + rng() % (s.size() - header);
+    bad[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    EXPECT_THROW(decompress(bad.data(), bad.size(), kGpu), Error) << "flip at byte " << at;
+  }
+  for (std::size_t cut : {std::size_t{0}, std::size_t{10}, header, s.size() / 2, s.size() - 1})
+    EXPECT_THROW(decompress(s.data(), cut, kGpu), Error) << "cut at " << cut;
+}
+
+}  // namespace
+}  // namespace vlec
