@@ -32,6 +32,8 @@ struct Args {
   uint64_t seed = 1;
   std::vector<std::string> data = {"skewed", "quant1024", "quant65536"};
   std::vector<uint32_t> chunks = {16384, 32768, 65536, 131072};
+  std::vector<uint32_t> limits = {0};       // Huffman length limits (0 = automatic)
+  std::vector<uint32_t> interleave = {1, 2};  // chunks per warp
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -74,11 +76,12 @@ int main(int argc, char** argv) {
     else if (a == "--repeat") args.repeat = std::stoi(value());
     else if (a == "--seed") args.seed = std::stoull(value());
     else if (a == "--data") args.data = split(value());
-    else if (a == "--chunks") {
-      args.chunks.clear();
-      for (const std::string& c : split(value())) args.chunks.push_back(std::stoul(c));
+    else if (a == "--chunks" || a == "--limits" || a == "--interleave") {
+      std::vector<uint32_t>& list = a == "--chunks" ? args.chunks : a == "--limits" ? args.limits : args.interleave;
+      list.clear();
+      for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
-      std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m]\n");
+      std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] [--interleave 1,2]\n");
       return 1;
     }
   }
@@ -96,18 +99,20 @@ int main(int argc, char** argv) {
   });
   const double copy_gbs = bytes / copy_ms / 1e6;  // GB/s of bytes copied
   std::printf("device copy: %.1f GB/s copied (%.1f GB/s read+write)\n\n", copy_gbs, 2 * copy_gbs);
-  std::printf("%-12s %-5s %8s %8s %9s %10s %12s %9s %s\n", "data", "type", "chunk", "ratio", "maxlen", "decode ms",
-              "decode GB/s", "of copy", "verified");
+  std::printf("%-12s %-5s %8s %4s %8s %7s %10s %12s %9s %s\n", "data", "type", "chunk", "warp", "ratio", "maxlen",
+              "decode ms", "decode GB/s", "of copy", "verified");
 
   for (const std::string& name : args.data) {
     const gen::Sample sample = gen::make(name, bytes, args.seed);
     const unsigned width = static_cast<unsigned>(sample.dtype);
     const uint64_t elements = sample.bytes.size() / width;
+    for (uint32_t limit : args.limits)
     for (uint32_t chunk : args.chunks) {
       cpu::FrameParams p;
       p.codec = Codec::huffman;
       p.dtype = sample.dtype;
       p.chunk_elements = chunk;
+      p.max_code_length = limit;
       const auto t0 = std::chrono::steady_clock::now();
       const std::vector<uint8_t> frame = cpu::compress_frame(sample.bytes.data(), elements, p);
       const double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -131,7 +136,10 @@ int main(int argc, char** argv) {
       a.out = dst.get();
       a.status = d_status.get();
       a.table = tables.view();
+      for (uint32_t per_warp : args.interleave) {
+      a.chunks_per_warp = per_warp;
       CUDA_CHECK(cudaMemset(dst.get(), 0xA5, bytes));  // poison: every byte must be written
+      CUDA_CHECK(cudaMemset(d_status.get(), 0xFF, 4 * descs.size()));
       const float ms = median_ms(args.repeat, [&] { cuda::launch_huffman_decode(a, 0); });
       std::vector<uint8_t> back(sample.bytes.size());
       CUDA_CHECK(cudaMemcpy(back.data(), dst.get(), back.size(), cudaMemcpyDeviceToHost));
@@ -140,10 +148,13 @@ int main(int argc, char** argv) {
       const bool ok = back == sample.bytes &&
                       std::all_of(status.begin(), status.end(), [](uint32_t s) { return s == cuda::kChunkOk; });
       const double gbs = sample.bytes.size() / ms / 1e6;
-      std::printf("%-12s %-5s %8u %8.4f %9u %10.3f %12.1f %8.1f%% %s   (CPU encode %.2f s)\n", name.c_str(),
-                  std::string(to_string(sample.dtype)).c_str(), chunk, double(sample.bytes.size()) / frame.size(),
-                  f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs, ok ? "yes" : "NO", cpu_s);
+      std::printf("%-12s %-5s %8u %4u %8.4f %7u %10.3f %12.1f %8.1f%% %s   (CPU encode %.2f s)\n", name.c_str(),
+                  std::string(to_string(sample.dtype)).c_str(), chunk, per_warp,
+                  double(sample.bytes.size()) / frame.size(), f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs,
+                  ok ? "yes" : "NO", cpu_s);
+      std::fflush(stdout);
       if (!ok) return 2;
+      }
     }
   }
   return 0;

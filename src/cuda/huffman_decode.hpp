@@ -50,6 +50,7 @@ struct HuffmanDecodeArgs {
   void* out;                 // device: elements * width bytes
   uint32_t* status;          // device: one per chunk
   DeviceDecodeTable table;
+  unsigned chunks_per_warp = 1;  // 1 or 2: chunks a warp decodes interleaved
 };
 
 // The chunk descriptors of a parsed frame, for upload.
