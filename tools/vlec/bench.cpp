@@ -21,6 +21,7 @@
 #include "file_io.hpp"
 #include "gen/generators.hpp"
 #include "commands.hpp"
+#include "cpu/huffman_stages.hpp"
 #include "progress.hpp"
 
 namespace vlec::cli {
@@ -189,11 +190,52 @@ double median_seconds(unsigned repeat, const std::function<void()>& fn) {
 }
 
 std::vector<BenchRow> stage_rows(const BenchContext& ctx) {
-  // Per-stage rows (histogram, codebook, encode, decode) are added here once
-  // the library exposes its stages; each is a BenchRow with coder "  <stage>"
-  // and only the time that applies, measured with median_seconds().
-  (void)ctx;
-  return {};
+  // The CPU Huffman pipeline stage by stage, when the data is Huffman-codable
+  // and the frame codec is (or would be) Huffman: each row carries one stage's
+  // time on the compress or the decompress side.
+  const vlec::DType t = ctx.compress.dtype;
+  const std::size_t w = vlec::dtype_bytes(t);
+  if (t == vlec::DType::u64 || ctx.data.empty()) return {};
+  const vlec::Codec codec = ctx.compress.codec == vlec::CodecChoice::automatic
+                                ? vlec::choose_codec(ctx.data.data(), ctx.data.size(), t)
+                                : ctx.compress.codec == vlec::CodecChoice::huffman ? vlec::Codec::huffman
+                                                                                  : vlec::Codec::raw;
+  if (codec != vlec::Codec::huffman) return {};
+  vlec::cpu::HuffmanStageReport r;
+  try {
+    r = vlec::cpu::time_huffman_stages(ctx.data.data(), ctx.data.size() / w, t,
+                                       ctx.compress.chunk_elements ? ctx.compress.chunk_elements
+                                                                   : vlec::kDefaultChunkElements,
+                                       ctx.compress.max_code_length, ctx.compress.threads, ctx.repeat);
+  } catch (const vlec::Error&) {
+    return {};  // not Huffman-codable (a u32 value above the alphabet)
+  }
+  auto stage = [&](const char* name, std::optional<double> comp, std::optional<double> decomp) {
+    BenchRow row;
+    row.coder = std::string("  ") + name;
+    row.codec = "huffman";
+    row.dtype = std::string(vlec::to_string(t));
+    row.backend = "cpu";
+    row.threads = ctx.threads;
+    row.input_bytes = ctx.data.size();
+    row.compress_seconds = comp;
+    row.decompress_seconds = decomp;
+    return row;
+  };
+  std::vector<BenchRow> rows = {stage("histogram", r.histogram_s, std::nullopt),
+                                stage("encode", r.encode_s, std::nullopt),
+                                stage("decode", std::nullopt, r.decode_s)};
+  rows[2].output_bytes = r.payload_bytes;
+  std::printf("codebook built in %.1f us; code: max length %u, alphabet %u; bits/element: entropy %.4f, optimal Huffman (unlimited) %.4f, "
+              "vlec code %.4f (+%.2f%%), stored chunks %.4f (+%.2f%%)\n",
+              r.codebook_s * 1e6, r.max_length, r.alphabet_size, r.entropy_bits, r.optimal_bits, r.code_bits,
+              100 * (r.code_bits / r.optimal_bits - 1), r.stored_bits, 100 * (r.stored_bits / r.optimal_bits - 1));
+  if (ctx.vlec_stream_bytes && *ctx.vlec_stream_bytes > 0) {
+    const double stream_bits = 8.0 * static_cast<double>(*ctx.vlec_stream_bytes) / static_cast<double>(ctx.data.size() / w);
+    std::printf("whole stream %.4f bits/element: ratio %.4f, %.2f%% below the unlimited optimal Huffman ratio %.4f\n",
+                stream_bits, 8.0 * w / stream_bits, 100 * (1 - r.optimal_bits / stream_bits), 8.0 * w / r.optimal_bits);
+  }
+  return rows;
 }
 
 void print_bench_table(const std::vector<BenchRow>& rows) {
@@ -284,6 +326,7 @@ int run_bench(const BenchSettings& s) {
     BenchContext ctx{data, copts, dopts, s.repeat, backend_label, threads};
     std::vector<BenchRow> rows;
     rows.push_back(bench_vlec(ctx));
+    ctx.vlec_stream_bytes = rows.back().output_bytes;
     for (auto& r : stage_rows(ctx)) rows.push_back(std::move(r));
     rows.push_back(bench_zlib(data, s.repeat, cs.dtype));
     print_bench_table(rows);

@@ -52,6 +52,7 @@ struct BenchContext {
   unsigned repeat;
   std::string backend_label;
   unsigned threads;
+  std::optional<uint64_t> vlec_stream_bytes = std::nullopt;  // set once vlec's row is measured
 };
 
 // Runs `fn` once to warm up, then `repeat` times; returns the median seconds.
