@@ -277,7 +277,7 @@ void print_bench_table(const std::vector<BenchRow>& rows) {
 }
 
 int run_bench(const BenchSettings& s) {
-  std::string label = !s.file.empty() ? s.file : "synthetic";
+  std::string label = s.files.size() == 1 ? s.files[0] : !s.files.empty() ? "corpus" : "synthetic";
   try {
     if (s.repeat == 0) throw CliError(kExitUsage, "--repeat must be at least 1");
     if (!(s.size_mib > 0.0) || s.size_mib > 1024.0 * 1024.0)
@@ -286,9 +286,13 @@ int run_bench(const BenchSettings& s) {
     std::vector<uint8_t> data;
     vlec::DType dtype = vlec::DType::u8;
     std::string source;
-    if (!s.file.empty()) {
-      data = read_whole_file(s.file);
-      source = "file " + (is_stdio_name(s.file) ? std::string("stdin") : s.file);
+    if (!s.files.empty()) {
+      for (const std::string& f : s.files) {
+        const std::vector<uint8_t> part = read_whole_file(f);
+        data.insert(data.end(), part.begin(), part.end());
+      }
+      source = s.files.size() == 1 ? "file " + (is_stdio_name(s.files[0]) ? std::string("stdin") : s.files[0])
+                                   : std::to_string(s.files.size()) + " files concatenated";
     } else {
       std::string name = s.synthetic.empty() ? "skewed" : s.synthetic;
       uint64_t seed = s.seed ? *s.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();

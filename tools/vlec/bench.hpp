@@ -22,7 +22,7 @@ namespace vlec::cli {
 
 struct BenchSettings {
   CodecSettings codec;        // codec.dtype empty = the generator's dtype, or u8 for a file
-  std::string file;           // a file to load ("-" = stdin), or
+  std::vector<std::string> files;  // files to load and concatenate ("-" = stdin), or
   std::string synthetic;      // a generator name (gen::generators())
   double size_mib = 64.0;     // synthetic data size
   unsigned repeat = 5;        // timed runs; the median is reported

@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
   for (const auto& g : vlec::gen::generators())
     gen_help += "\n    " + g.name + " (" + std::string(vlec::to_string(g.dtype)) + "): " + g.description;
   CLI::App* bench = app.add_subcommand("bench", "time vlec and zlib (Huffman-only) on a file or synthetic data");
-  auto* opt_file = bench->add_option("file", b.file, "input file ('-' = stdin)")->type_name("FILE");
+  auto* opt_file = bench->add_option("files", b.files, "input files ('-' = stdin); several are concatenated, as a corpus")
+                       ->type_name("FILE ...");
   bench->add_option("--synthetic", b.synthetic, gen_help)
       ->type_name("NAME")
       ->check(CLI::IsMember(gen_names))
