@@ -111,6 +111,19 @@ void verify(const char* coder, const std::vector<uint8_t>& expected, const uint8
                                    std::to_string(mismatch.first - expected.begin()));
 }
 
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string mbps(uint64_t bytes, std::optional<double> seconds, unsigned divide_by) {
+  if (!seconds || *seconds <= 0.0 || divide_by == 0) return "-";
+  return fixed(static_cast<double>(bytes) / *seconds / 1e6 / divide_by, 1);
+}
+
+}  // namespace
+
 BenchRow bench_vlec(const BenchContext& ctx) {
   const auto& data = ctx.data;
   std::vector<uint8_t> packed(vlec::compress_bound(data.size(), ctx.compress));
@@ -162,19 +175,6 @@ BenchRow bench_zlib(const std::vector<uint8_t>& data, unsigned repeat, const std
   return row;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string mbps(uint64_t bytes, std::optional<double> seconds, unsigned divide_by) {
-  if (!seconds || *seconds <= 0.0 || divide_by == 0) return "-";
-  return fixed(static_cast<double>(bytes) / *seconds / 1e6 / divide_by, 1);
-}
-
-}  // namespace
-
 double median_seconds(unsigned repeat, const std::function<void()>& fn) {
   using Clock = std::chrono::steady_clock;
   fn();  // warm-up: page faults, thread pool start, caches
@@ -225,7 +225,7 @@ std::vector<BenchRow> stage_rows(const BenchContext& ctx) {
   std::vector<BenchRow> rows = {stage("histogram", r.histogram_s, std::nullopt),
                                 stage("encode", r.encode_s, std::nullopt),
                                 stage("decode", std::nullopt, r.decode_s)};
-  rows[2].output_bytes = r.payload_bytes;
+  rows[1].output_bytes = r.payload_bytes;
   std::printf("codebook built in %.1f us; code: max length %u, alphabet %u; bits/element: entropy %.4f, optimal Huffman (unlimited) %.4f, "
               "vlec code %.4f (+%.2f%%), stored chunks %.4f (+%.2f%%)\n",
               r.codebook_s * 1e6, r.max_length, r.alphabet_size, r.entropy_bits, r.optimal_bits, r.code_bits,
@@ -277,7 +277,8 @@ void print_bench_table(const std::vector<BenchRow>& rows) {
 }
 
 int run_bench(const BenchSettings& s) {
-  std::string label = s.files.size() == 1 ? s.files[0] : !s.files.empty() ? "corpus" : "synthetic";
+  if (s.files.size() > 1) return run_corpus_bench(s);
+  std::string label = s.files.size() == 1 ? s.files[0] : "synthetic";
   try {
     if (s.repeat == 0) throw CliError(kExitUsage, "--repeat must be at least 1");
     if (!(s.size_mib > 0.0) || s.size_mib > 1024.0 * 1024.0)
@@ -287,12 +288,8 @@ int run_bench(const BenchSettings& s) {
     vlec::DType dtype = vlec::DType::u8;
     std::string source;
     if (!s.files.empty()) {
-      for (const std::string& f : s.files) {
-        const std::vector<uint8_t> part = read_whole_file(f);
-        data.insert(data.end(), part.begin(), part.end());
-      }
-      source = s.files.size() == 1 ? "file " + (is_stdio_name(s.files[0]) ? std::string("stdin") : s.files[0])
-                                   : std::to_string(s.files.size()) + " files concatenated";
+      data = read_whole_file(s.files[0]);
+      source = "file " + (is_stdio_name(s.files[0]) ? std::string("stdin") : s.files[0]);
     } else {
       std::string name = s.synthetic.empty() ? "skewed" : s.synthetic;
       uint64_t seed = s.seed ? *s.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();

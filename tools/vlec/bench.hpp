@@ -22,7 +22,7 @@ namespace vlec::cli {
 
 struct BenchSettings {
   CodecSettings codec;        // codec.dtype empty = the generator's dtype, or u8 for a file
-  std::vector<std::string> files;  // files to load and concatenate ("-" = stdin), or
+  std::vector<std::string> files;  // files to load ("-" = stdin); several form a corpus, or
   std::string synthetic;      // a generator name (gen::generators())
   double size_mib = 64.0;     // synthetic data size
   unsigned repeat = 5;        // timed runs; the median is reported
@@ -55,6 +55,10 @@ struct BenchContext {
   std::optional<uint64_t> vlec_stream_bytes = std::nullopt;  // set once vlec's row is measured
 };
 
+// vlec's and zlib's rows on ctx.data (round trips verified; throws on a mismatch).
+BenchRow bench_vlec(const BenchContext& ctx);
+BenchRow bench_zlib(const std::vector<uint8_t>& data, unsigned repeat, const std::string& dtype);
+
 // Runs `fn` once to warm up, then `repeat` times; returns the median seconds.
 double median_seconds(unsigned repeat, const std::function<void()>& fn);
 
@@ -67,5 +71,8 @@ void print_bench_table(const std::vector<BenchRow>& rows);
 
 // The `bench` subcommand; returns the exit code.
 int run_bench(const BenchSettings& s);
+// `bench` with several files: each file is compressed on its own (its own
+// frame and codebook, as a user would), one row per file, then the totals.
+int run_corpus_bench(const BenchSettings& s);
 
 }  // namespace vlec::cli
