@@ -71,7 +71,8 @@ constexpr std::size_t kFrameHeaderBytes = 48;
 // kFrameHeaderBytes (at most `available`) are not a valid frame header.
 uint64_t frame_size(const void* data, std::size_t available);
 
-// Bytes decompress() will write for this stream (reads only headers).
+// Bytes decompress() will write for this stream. Reads and verifies every
+// frame's header (header checksum included); does not decode payloads.
 uint64_t decompressed_size(const void* stream, std::size_t stream_bytes);
 
 // Decompress a whole stream into `out`; returns bytes written. Verifies every

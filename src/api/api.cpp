@@ -123,16 +123,11 @@ StreamInfo inspect(const void* stream, std::size_t bytes) {
 }
 
 uint64_t decompressed_size(const void* stream, std::size_t bytes) {
+  // Each frame's header checksum is verified before its element count is
+  // believed, so a corrupt count cannot make a caller allocate a huge buffer.
   uint64_t total = 0;
-  const uint8_t* s = static_cast<const uint8_t*>(stream);
-  uint64_t at = 0;
-  SAFETY_CHECK(bytes > 0, ErrorCode::truncated_stream, "empty input is not a vlec stream");
-  while (at < bytes) {
-    const format::FrameHeader h = format::read_fixed_header(s + at, bytes - at, at);
-    SAFETY_CHECK(h.frame_bytes <= bytes - at, ErrorCode::truncated_stream, "stream ends inside the frame at byte ", at);
-    total += h.elements * h.width;
-    at += h.frame_bytes;
-  }
+  for_each_frame(static_cast<const uint8_t*>(stream), bytes,
+                 [&](const format::ParsedFrame& f) { total += f.header.elements * f.header.width; });
   return total;
 }
 

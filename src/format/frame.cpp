@@ -144,8 +144,9 @@ ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
     const uint64_t raw = h.chunk_elements_of(c) * h.width;
     SAFETY_CHECK(entry.stored_bytes >= 1 && entry.stored_bytes <= raw, ErrorCode::corrupt_stream, "chunk ", c,
                  " of the frame at byte ", at, " has invalid stored size ", entry.stored_bytes);
-    SAFETY_CHECK(entry.stored_bytes < raw || entry.aux == 0, ErrorCode::corrupt_stream, "raw chunk ", c,
-                 " of the frame at byte ", at, " has a non-zero aux field");
+    const bool runs_in_aux = entry.stored_bytes < raw && (h.codec == Codec::rle || h.codec == Codec::rle_huffman);
+    SAFETY_CHECK(runs_in_aux || entry.aux == 0, ErrorCode::corrupt_stream, "chunk ", c, " of the frame at byte ", at,
+                 " has a non-zero aux field");
     f.offsets[c] = offset;
     offset += align_up(entry.stored_bytes, 4);
   }
