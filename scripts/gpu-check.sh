@@ -33,6 +33,12 @@ echo "== compute-sanitizer memcheck (corruption tests)"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
   --gtest_filter='Gpu.CorruptionAndTruncationAreReported' >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
+if [ -n "${NCU_BENCH_ARGS:-}" ]; then
+  echo "== Nsight Compute: kernel times of one benchmark pass"
+  ncu --print-summary per-kernel --metrics gpu__time_duration.sum "$BIN/gpu_bench" $NCU_BENCH_ARGS \
+    >"$OUT/ncu.log" 2>&1 || status=1
+  grep -E "^  [a-z_].*\(|gpu__time_duration" "$OUT/ncu.log" | paste - - | sed 's/  */ /g' | head -40
+fi
 echo "== GPU benchmark"
 "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
 exit $status

@@ -1,0 +1,411 @@
+// cuda/encode_lanes.cu: the default GPU Huffman encoder ("lanes"), one thread
+// block per chunk, writing exactly the CPU encoder's bytes.
+//
+// Why it is fast: the input is read once from DRAM and once more from L2,
+// every word is written once, straight to its final place, and nothing is
+// staged. The eight warps of a block split the chunk's rows. Pass A sums each
+// lane's code lengths per range and folds the XXH3 block sums of the bytes
+// it loads. A lane's refill schedule depends only on its own consumed bits C:
+// with T = K·L, the words a lane has taken after the refill of a step that
+// starts at C are ceil((C + T) / 32). So from the range sums every warp knows
+// how many words all lanes took before its range (its slot base), and the
+// chunk's size is known before any word is formed. The chunk's offset in the
+// frame then comes from a decoupled look-back (chunk_scan.cuh), and in pass B
+// each warp writes the words its lanes take in its range, encoding a few
+// steps into the next range where a word it took is not yet full.
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/encode_kernels.cuh"
+#include "cuda/xxh3_warp.cuh"
+#include "huffman/layout.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+using huffman::kGroup;
+using huffman::kLanes;
+using huffman::kRow;
+
+constexpr unsigned kWarps = 8;
+constexpr unsigned kFull = 0xFFFFFFFFu;
+constexpr unsigned kSharedSumWords = 2048;  // XXH3 block sums of chunks up to 256 KiB, in shared memory
+
+__device__ __forceinline__ uint32_t lanemask_lt() {
+  uint32_t m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+// A lane's group of 4 symbols as one word, for staging rows in shared memory.
+template <typename Sym> struct GroupWord;
+template <> struct GroupWord<uint8_t> { using type = uint32_t; };
+template <> struct GroupWord<uint16_t> { using type = uint2; };
+template <> struct GroupWord<uint32_t> { using type = uint4; };
+template <typename Sym> using GroupWordT = typename GroupWord<Sym>::type;
+
+// Rows staged per warp: enough loads in flight, while the code that uses them
+// stays a single (rolled) loop body, which keeps the kernel small.
+template <typename Sym> constexpr unsigned kBatchRows = sizeof(Sym) == 4 ? 4 : 8;
+
+template <typename Sym>
+__device__ __forceinline__ void unpack_group(const GroupWordT<Sym>& v, Sym (&s)[4]) {
+  if constexpr (sizeof(Sym) == 1) {
+    for (unsigned i = 0; i < 4; ++i) s[i] = static_cast<Sym>(v >> (8 * i));
+  } else if constexpr (sizeof(Sym) == 2) {
+    s[0] = static_cast<Sym>(v.x), s[1] = static_cast<Sym>(v.x >> 16);
+    s[2] = static_cast<Sym>(v.y), s[3] = static_cast<Sym>(v.y >> 16);
+  } else {
+    s[0] = v.x, s[1] = v.y, s[2] = v.z, s[3] = v.w;
+  }
+}
+
+// Load rows [row, row + count) (count <= kBatchRows) of this lane into `stage`.
+template <typename Sym>
+__device__ __forceinline__ void stage_rows(const Sym* in, uint64_t row, unsigned count, GroupWordT<Sym>* stage,
+                                           unsigned lane) {
+  const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row * kRow) + lane;
+  GroupWordT<Sym> v[kBatchRows<Sym>];
+#pragma unroll
+  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
+    if (b < count) v[b] = __ldg(src + b * kLanes);
+#pragma unroll
+  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
+    if (b < count) stage[b * kLanes + lane] = v[b];
+}
+
+template <typename Sym>
+__device__ __forceinline__ void load_group(const Sym* row, unsigned lane, Sym (&s)[4]) {
+  if constexpr (sizeof(Sym) == 1) {
+    const uint32_t v = __ldg(reinterpret_cast<const uint32_t*>(row) + lane);
+    for (unsigned i = 0; i < 4; ++i) s[i] = static_cast<Sym>(v >> (8 * i));
+  } else if constexpr (sizeof(Sym) == 2) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(row) + lane);
+    s[0] = static_cast<Sym>(v.x), s[1] = static_cast<Sym>(v.x >> 16);
+    s[2] = static_cast<Sym>(v.y), s[3] = static_cast<Sym>(v.y >> 16);
+  } else {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(row) + lane);
+    s[0] = v.x, s[1] = v.y, s[2] = v.z, s[3] = v.w;
+  }
+}
+
+// The symbols lane `lane` owns in the chunk's last, partial row (`rest` symbols in it).
+template <typename Sym>
+__device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t rest, unsigned lane, Sym (&s)[4]) {
+  const unsigned first = lane * kGroup;
+  const unsigned mine = rest > first ? min(rest - first, kGroup) : 0;
+  for (unsigned i = 0; i < 4; ++i) s[i] = i < mine ? row[first + i] : Sym(0);
+  return mine;
+}
+
+struct EncodeTable {
+  const uint32_t* entry;
+  uint32_t size;
+  __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
+    const uint32_t e = sym < size ? entry[sym] : 0;
+    bad |= e == 0;
+    return e;
+  }
+};
+
+// Shared state of the block's chunk.
+struct ChunkShared {
+  uint32_t range_bits[kWarps][kLanes];   // code bits of each warp's range, per lane
+  uint32_t last_step[kWarps][kLanes];    // bits of the last step of each warp's range, per lane
+  uint32_t final_step[kLanes];           // bits of each lane's last step in the chunk
+  uint32_t bad;
+  uint32_t stored_bytes;
+  uint64_t offset;                       // the chunk's payload offset in the frame
+  uint64_t chunk;
+};
+
+// The warp's share of the chunk: full rows [row_begin, row_end), plus the
+// partial row if `tail`. Ranges cover whole XXH3 blocks so that each warp's
+// block sums are complete.
+struct Range {
+  uint64_t row_begin, row_end;
+  bool tail;
+};
+
+__device__ inline Range warp_range(uint64_t full_rows, uint32_t rest, unsigned rows_per_block, unsigned warp) {
+  const uint64_t units = full_rows / rows_per_block;
+  Range r;
+  r.row_begin = units * warp / kWarps * rows_per_block;
+  r.row_end = warp + 1 == kWarps ? full_rows : units * (warp + 1) / kWarps * rows_per_block;
+  r.tail = warp + 1 == kWarps && rest > 0;
+  return r;
+}
+
+// Pass A: code-length sums and the chunk's XXH3 block sums.
+template <typename Sym, unsigned K>
+__device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
+                       uint64_t hash_blocks, unsigned long long* block_sums, ChunkShared& sh,
+                       GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
+  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  uint32_t bits = 0, last = 0;
+  bool bad = false;
+  RowHasher<Sym> hasher;
+  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
+    const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
+    stage_rows(in, row0, count, stage, lane);
+    for (unsigned b = 0; b < count; ++b) {
+      const uint64_t row = row0 + b;
+      Sym s[4];
+      unpack_group<Sym>(stage[b * kLanes + lane], s);
+      uint32_t len[4];
+      for (unsigned i = 0; i < 4; ++i) len[i] = table(s[i], bad) >> 24;
+      bits += len[0] + len[1] + len[2] + len[3];
+      last = 0;
+      for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
+      const uint64_t block = row / kRowsPerBlock;
+      if (block < hash_blocks) {  // the warp's rows are whole blocks, so this is warp-uniform
+        hasher.add(s, static_cast<unsigned>(row % kRowsPerBlock), lane);
+        if (row % kRowsPerBlock == kRowsPerBlock - 1) hasher.flush(block_sums + 8 * block, lane);
+      }
+    }
+  }
+  uint32_t final_step = last;
+  if (r.tail) {
+    Sym s[4];
+    const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
+    uint32_t tail_bits = 0, tail_last = 0;
+    for (unsigned i = 0; i < mine; ++i) {
+      const uint32_t l = table(s[i], bad) >> 24;
+      tail_bits += l;
+      tail_last = i % K == 0 ? l : tail_last + l;  // the lane's last step is its last K-aligned group
+    }
+    bits += tail_bits;
+    if (mine) final_step = tail_last;
+  }
+  sh.range_bits[warp][lane] = bits;
+  sh.last_step[warp][lane] = last;
+  if (warp == kWarps - 1) sh.final_step[lane] = final_step;
+  if (__any_sync(kFull, bad) && lane == 0) atomicOr(&sh.bad, 1u);
+}
+
+// Pass B: the words this warp's lanes take in its range, each stored once.
+template <typename Sym, unsigned K>
+__device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
+                       uint32_t T, uint32_t* words, const ChunkShared& sh, GroupWordT<Sym>* stage, unsigned warp,
+                       unsigned lane) {
+  constexpr unsigned kSteps = kGroup / K;
+  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  // The lane's stream position at the range start, and the words it took
+  // before: ceil((C + T) / 32), C being its position before the previous step.
+  uint32_t consumed = 0;
+  for (unsigned w = 0; w < warp; ++w) consumed += sh.range_bits[w][lane];
+  uint32_t taken = 0;
+  if (r.row_begin > 0) {
+    uint32_t prev_step = 0;
+    for (int w = static_cast<int>(warp) - 1; w >= 0; --w) {
+      const Range pr = warp_range(full_rows, rest, kRowsPerBlock, static_cast<unsigned>(w));
+      if (pr.row_end > pr.row_begin) {  // the nearest earlier warp with rows ran the previous step
+        prev_step = sh.last_step[w][lane];
+        break;
+      }
+    }
+    taken = (consumed - prev_step + T + 31) / 32;
+  }
+  uint32_t base = taken;  // words all lanes took before the range: this range's first slot
+  for (unsigned m = 16; m > 0; m >>= 1) base += __shfl_xor_sync(kFull, base, m);
+  // The mirrored decoder holds `buffer` bits; the first `skip` bits from here
+  // on lie in words taken earlier, which earlier warps store.
+  uint32_t buffer = 32 * taken - consumed;
+  uint32_t skip = buffer;
+  uint64_t acc = 0;  // stream bits from the first word this lane takes in the range
+  uint32_t acc_bits = 0;
+  uint32_t slot0 = 0, slot1 = 0, slot2 = 0;  // slots of the words taken and not yet stored, oldest first
+  uint32_t pending = 0;
+  bool unused = false;
+  // One row: kSteps steps of K symbols. `inside` the range lanes take words;
+  // past it (lookahead) they only complete the words they took.
+  auto encode_row = [&](const Sym (&s)[4], unsigned mine, bool inside) {
+#pragma unroll
+    for (unsigned step = 0; step < kSteps; ++step) {
+      if (inside) {
+        const bool need = step * K < mine && buffer < T;
+        const uint32_t mask = __ballot_sync(kFull, need);
+        if (need) {
+          const uint32_t slot = base + __popc(mask & lanemask_lt());
+          slot0 = pending == 0 ? slot : slot0;
+          slot1 = pending == 1 ? slot : slot1;
+          slot2 = pending == 2 ? slot : slot2;
+          ++pending;
+          buffer += 32;
+        }
+        base += __popc(mask);
+      }
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) {
+        if (step * K + k >= mine || (!inside && pending == 0)) continue;
+        const uint32_t e = table(s[step * K + k], unused);
+        const uint32_t len = e >> 24;
+        buffer -= inside ? len : 0;
+        if (skip >= len) {
+          skip -= len;
+          continue;
+        }
+        acc |= uint64_t{(e & 0xFFFFFFu) >> skip} << acc_bits;
+        acc_bits += len - skip;
+        skip = 0;
+      }
+      if (acc_bits >= 32 && pending > 0) {
+        words[slot0] = static_cast<uint32_t>(acc);
+        slot0 = slot1, slot1 = slot2;
+        --pending;
+        acc >>= 32;
+        acc_bits -= 32;
+      }
+    }
+  };
+  // The range's full rows, staged kBatchRows at a time so that many loads are in flight.
+  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
+    const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
+    stage_rows(in, row0, count, stage, lane);
+    for (unsigned b = 0; b < count; ++b) {
+      Sym s[4];
+      unpack_group<Sym>(stage[b * kLanes + lane], s);
+      encode_row(s, kGroup, true);
+    }
+  }
+  if (r.tail) {
+    Sym s[4];
+    const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
+    encode_row(s, mine, true);
+  }
+  // Lookahead into the following rows, until every word taken is complete
+  // (or the chunk ends: the words are then the lanes' last).
+  if (warp != kWarps - 1) {
+    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, pending > 0); ++row) {
+      Sym s[4];
+      unsigned mine = kGroup;
+      if (row < full_rows)
+        load_group(in + row * kRow, lane, s);
+      else
+        mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
+      encode_row(s, mine, false);
+    }
+  }
+  // Words still pending here are the lane's last (the chunk ended): stored
+  // zero-padded. Besides the final range, a range whose lookahead reached the
+  // end of the chunk can hold some.
+  if (pending > 0) words[slot0] = static_cast<uint32_t>(acc);
+  if (pending > 1) words[slot1] = static_cast<uint32_t>(acc >> 32);
+  if (pending > 2) words[slot2] = 0;
+}
+
+template <typename Sym, unsigned K>
+__device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsigned long long* s_sums, void* s_stage,
+                             uint64_t c,
+                             uint32_t T, const EncodeTable& table, unsigned warp, unsigned lane) {
+  const uint64_t first = c * a.chunk_elements;
+  const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
+  const Sym* in = static_cast<const Sym*>(a.in) + first;
+  const uint64_t full_rows = n / kRow;
+  const uint32_t rest = static_cast<uint32_t>(n % kRow);
+  const uint64_t raw_bytes = n * sizeof(Sym);
+  const uint64_t hash_blocks = raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0;
+  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  // XXH3 block sums in shared memory when they fit, else in global scratch.
+  unsigned long long* block_sums =
+      8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
+  const Range r = warp_range(full_rows, rest, kRowsPerBlock, warp);
+
+  for (uint64_t i = threadIdx.x; i < 8 * hash_blocks; i += blockDim.x) block_sums[i] = 0;
+  __syncthreads();
+  GroupWordT<Sym>* stage = reinterpret_cast<GroupWordT<Sym>*>(s_stage) + warp * kBatchRows<Sym> * kLanes;
+  pass_a<Sym, K>(in, full_rows, rest, r, table, hash_blocks, block_sums, sh, stage, warp, lane);
+  __syncthreads();
+  if (warp == 0) {
+    // The chunk's size from the lanes' sums (docs/FORMAT.md §5): a lane that
+    // has consumed C bits before its last step has taken ceil((C + T) / 32) words.
+    uint32_t total = 0;
+    for (unsigned w = 0; w < kWarps; ++w) total += sh.range_bits[w][lane];
+    const uint64_t lane_n = huffman::lane_symbols(n, lane);
+    uint32_t words = lane_n ? (total - sh.final_step[lane] + T + 31) / 32 : 0;
+    for (unsigned m = 16; m > 0; m >>= 1) words += __shfl_xor_sync(kFull, words, m);
+    const bool coded = !sh.bad && uint64_t{words} * 4 < raw_bytes;
+    const uint32_t stored = coded ? 4 * words : static_cast<uint32_t>(raw_bytes);
+    const uint64_t offset = scan_exclusive_prefix(a.scan, c, (stored + 3) / 4 * 4, lane);
+    if (lane == 0) {
+      sh.stored_bytes = stored;
+      sh.offset = offset;
+    }
+  }
+  __syncthreads();
+  uint8_t* out = a.frame + a.layout[1] + sh.offset;
+  if (sh.stored_bytes == raw_bytes) {
+    // Stored raw, zero-padded to a multiple of 4 bytes.
+    const uint8_t* src = reinterpret_cast<const uint8_t*>(in);
+    for (uint64_t i = threadIdx.x; i < (raw_bytes + 3) / 4 * 4; i += blockDim.x) out[i] = i < raw_bytes ? src[i] : 0;
+  } else {
+    pass_b<Sym, K>(in, full_rows, rest, r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane);
+  }
+  // The checksum is not needed to place anything, so it comes last.
+  if (warp == kWarps - 1) {
+    const uint64_t hash = fold_chunk_hash(block_sums, hash_blocks, reinterpret_cast<const uint8_t*>(in), raw_bytes,
+                                          lane);
+    if (lane == 0) {
+      uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * c);  // 4-byte aligned
+      entry[0] = sh.stored_bytes;
+      entry[1] = 0;
+      entry[2] = static_cast<uint32_t>(hash);
+      entry[3] = static_cast<uint32_t>(hash >> 32);
+      a.checksums[c] = hash;
+      a.chunk_status[c] = sh.bad ? kEncodeNoCode : kEncodeOk;
+    }
+  }
+}
+
+// One kernel per K; the one whose K matches the codebook (known only on the
+// device) runs, the others return at once.
+template <typename Sym, unsigned K>
+__global__ void __launch_bounds__(kWarps * 32, 2) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+  __shared__ ChunkShared sh;
+  __shared__ unsigned long long s_sums[kSharedSumWords];
+  __shared__ GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
+  const uint32_t L = *a.max_length;
+  if (huffman::symbols_per_step(L) != K) return;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const EncodeTable table{a.encode_entry, a.table_size};
+  for (;;) {
+    if (threadIdx.x == 0) {
+      sh.chunk = atomicAdd(a.scan.ticket, 1u);
+      sh.bad = 0;
+    }
+    __syncthreads();
+    const uint64_t c = sh.chunk;
+    if (c >= a.chunk_count) return;
+    encode_chunk<Sym, K>(a, sh, s_sums, s_stage, c, K * L, table, warp, lane);
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+void launch_encode_lanes(const HuffmanEncodeArgs& a, cudaStream_t stream) {
+  if (a.chunk_count == 0) return;
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto launch = [&](auto kernel) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, 0));
+    const uint64_t blocks = std::min<uint64_t>(a.chunk_count, uint64_t(sms) * std::max(per_sm, 1));
+    kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
+  };
+  auto launch_all = [&](auto sym) {
+    using Sym = decltype(sym);
+    launch(encode_lanes_kernel<Sym, 4>);
+    launch(encode_lanes_kernel<Sym, 2>);
+    launch(encode_lanes_kernel<Sym, 1>);
+  };
+  switch (a.width) {
+    case 1: launch_all(uint8_t{}); break;
+    case 2: launch_all(uint16_t{}); break;
+    case 4: launch_all(uint32_t{}); break;
+    default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
+  }
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::cuda

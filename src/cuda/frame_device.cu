@@ -1,0 +1,297 @@
+// cuda/frame_device.cu: see frame_device.hpp. The sequence on the stream:
+//   1. layout: where the index and the payload go (they depend on the
+//      codebook's serialized size, known only on the device), codebook copy;
+//   2. the chunk encoder (chunks place themselves by decoupled look-back);
+//   3. decide: keep the coded frame, or fall back to a raw frame if coding
+//      made it larger (the CPU backend's rule, docs/FORMAT.md §8);
+//   4. raw copy (only for a raw frame): chunks copied and hashed;
+//   5. header: the fixed header and every padding byte;
+//   6. header checksum: block sums in parallel, one warp folds them.
+#include <algorithm>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/frame_device.hpp"
+#include "cuda/xxh3_warp.cuh"
+#include "format/frame.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+struct FrameState {
+  uint64_t index_offset;
+  uint64_t payload_offset;
+  uint64_t frame_bytes;
+  uint32_t raw;             // 1: the frame is written raw
+  uint32_t codebooks_bytes;
+};
+
+struct Temp {
+  FrameState* state;
+  unsigned long long* scan_status;
+  unsigned int* ticket;
+  uint32_t* chunk_status;
+  uint64_t* checksums;
+  unsigned long long* block_sums;
+  uint64_t blocks_per_chunk;
+};
+
+constexpr std::size_t kAlign = 256;
+
+Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t* total) {
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + kAlign - 1) / kAlign * kAlign;
+    return static_cast<uint8_t*>(temp) + here;
+  };
+  Temp t;
+  t.state = reinterpret_cast<FrameState*>(take(sizeof(FrameState)));
+  t.ticket = reinterpret_cast<unsigned int*>(take(sizeof(unsigned int)));
+  t.scan_status = reinterpret_cast<unsigned long long*>(take(8 * std::max<uint64_t>(chunks, 1)));
+  t.chunk_status = reinterpret_cast<uint32_t*>(take(4 * std::max<uint64_t>(chunks, 1)));
+  t.checksums = reinterpret_cast<uint64_t*>(take(8 * std::max<uint64_t>(chunks, 1)));
+  // Block sums: the chunks' during encoding, the header's afterwards (the
+  // header is at most 1/8 of the input, plus fixed parts).
+  t.block_sums = reinterpret_cast<unsigned long long*>(take(64 * (chunks * blocks_per_chunk + 64)));
+  t.blocks_per_chunk = blocks_per_chunk;
+  if (total) *total = at;
+  return t;
+}
+
+uint64_t chunks_of(uint64_t elements, uint32_t chunk_elements) { return (elements + chunk_elements - 1) / chunk_elements; }
+
+__device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
+
+__global__ void layout_kernel(DeviceCodebookView book, uint64_t chunks, uint8_t* frame, FrameState* st, bool raw) {
+  const uint32_t cb = raw ? 0 : book.info[0];
+  if (threadIdx.x == 0) {
+    st->codebooks_bytes = cb;
+    st->index_offset = format::kFixedHeaderBytes + cb;
+    st->payload_offset = align8(format::kFixedHeaderBytes + cb + 16 * chunks) + 8;
+    st->raw = raw;
+  }
+  for (uint32_t i = threadIdx.x; i < cb; i += blockDim.x) frame[format::kFixedHeaderBytes + i] = book.serialized[i];
+}
+
+// Keep the coded frame unless it is larger than the raw one.
+__global__ void decide_kernel(const unsigned long long* scan_status, uint64_t chunks, uint64_t raw_payload,
+                              FrameState* st) {
+  const uint64_t payload = chunks ? align8(scan_status[chunks - 1] >> 2) : 0;
+  const uint64_t coded = st->payload_offset + payload;
+  const uint64_t raw = align8(format::kFixedHeaderBytes + 16 * chunks) + 8 + raw_payload;
+  if (st->raw || coded > raw) {
+    st->raw = 1;
+    st->codebooks_bytes = 0;
+    st->index_offset = format::kFixedHeaderBytes;
+    st->payload_offset = align8(format::kFixedHeaderBytes + 16 * chunks) + 8;
+    st->frame_bytes = raw;
+  } else {
+    st->frame_bytes = coded;
+  }
+}
+
+// A raw frame: one warp per chunk copies and hashes it, and writes its index entry.
+__global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chunk_bytes, uint64_t chunks,
+                                uint8_t* frame, const FrameState* st) {
+  if (!st->raw) return;
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
+  for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
+    const uint64_t n = min(chunk_bytes, bytes - c * chunk_bytes);
+    const uint8_t* src = in + c * chunk_bytes;
+    uint8_t* dst = frame + st->payload_offset + c * chunk_bytes;
+    const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
+    uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
+    for (uint64_t i = lane; i < n / 4; i += 32) d4[i] = __ldg(s4 + i);
+    for (uint64_t i = n / 4 * 4 + lane; i < (n + 3) / 4 * 4; i += 32) dst[i] = i < n ? src[i] : 0;
+    const uint64_t hash = warp_hash(src, n, lane);
+    if (lane == 0) {
+      uint32_t* e = reinterpret_cast<uint32_t*>(frame + st->index_offset + 16 * c);
+      e[0] = static_cast<uint32_t>(n);
+      e[1] = 0;
+      e[2] = static_cast<uint32_t>(hash);
+      e[3] = static_cast<uint32_t>(hash >> 32);
+    }
+  }
+}
+
+// The fixed header and all padding; codec and width from the host.
+__global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t codec, uint8_t width, uint64_t elements,
+                              uint32_t chunk_elements, uint64_t chunks, uint64_t payload_used) {
+  const uint64_t index_end = st->index_offset + 16 * chunks;
+  for (uint64_t i = index_end + threadIdx.x; i < st->payload_offset - 8; i += blockDim.x) frame[i] = 0;
+  if (st->raw)  // a coded frame's payload tail is zeroed by payload_tail_kernel
+    for (uint64_t i = st->payload_offset + payload_used + threadIdx.x; i < st->frame_bytes; i += blockDim.x)
+      frame[i] = 0;
+  if (threadIdx.x == 0) {
+    uint32_t* h = reinterpret_cast<uint32_t*>(frame);
+    h[0] = format::kMagic;
+    frame[4] = format::kFormatMajor;
+    frame[5] = format::kFormatMinor;
+    frame[6] = st->raw ? static_cast<uint8_t>(Codec::raw) : codec;
+    frame[7] = width;
+    h[2] = static_cast<uint32_t>(elements), h[3] = static_cast<uint32_t>(elements >> 32);
+    h[4] = chunk_elements;
+    h[5] = st->codebooks_bytes;
+    h[6] = static_cast<uint32_t>(st->frame_bytes), h[7] = static_cast<uint32_t>(st->frame_bytes >> 32);
+    h[8] = h[9] = h[10] = h[11] = 0;  // required, optional features, reserved
+  }
+}
+
+// The coded frame's payload padding: after the last chunk, up to a multiple of 8.
+__global__ void payload_tail_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
+                                    uint64_t chunks) {
+  if (st->raw || chunks == 0) return;
+  const uint64_t used = scan_status[chunks - 1] >> 2;
+  for (uint64_t i = st->payload_offset + used + threadIdx.x; i < st->frame_bytes; i += blockDim.x) frame[i] = 0;
+}
+
+// Header checksum, part 1: the sums of every whole 1 KiB block, one warp each.
+__global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, unsigned long long* sums) {
+  const uint64_t len = st->payload_offset - 8;
+  if (len <= 240) return;
+  const uint64_t blocks = (len - 1) / xxh3::kBlock;
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
+  const uint64_t* w64 = reinterpret_cast<const uint64_t*>(frame);
+  for (uint64_t b = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; b < blocks; b += warps) {
+    uint64_t prod = 0, val = 0;
+    for (unsigned m = 0; m < 4; ++m) {
+      const unsigned w = lane + 32 * m;
+      const uint64_t v = w64[b * 128 + w];
+      prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      val += v;
+    }
+    for (unsigned m = 8; m < 32; m <<= 1) {
+      prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
+      val += __shfl_xor_sync(kFullMaskXxh, val, m);
+    }
+    const uint64_t val_other = __shfl_xor_sync(kFullMaskXxh, val, 1);
+    if (lane < 8) sums[8 * b + lane] = prod + val_other;
+  }
+}
+
+// Header checksum, part 2: fold the block sums in order (staged through
+// shared memory, so the sequential fold does not wait on global loads),
+// finish, store; then publish the frame's size.
+__global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
+                                   uint64_t* frame_bytes_out) {
+  constexpr unsigned kStage = 2048;  // words per staged piece
+  __shared__ unsigned long long s[kStage];
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t len = st->payload_offset - 8;
+  const uint64_t words = len > 240 ? 8 * ((len - 1) / xxh3::kBlock) : 0;
+  uint64_t acc = 0;
+  if (threadIdx.x < 8) {
+    uint64_t init[8];
+    xxh3::init_acc(init);
+    for (unsigned i = 0; i < 8; ++i)
+      if (threadIdx.x == i) acc = init[i];
+  }
+  for (uint64_t piece = 0; piece < words; piece += kStage) {
+    const uint64_t n = min(uint64_t{kStage}, words - piece);
+    __syncthreads();
+    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) s[i] = sums[piece + i];
+    __syncthreads();
+    if (threadIdx.x < 8)
+      for (uint64_t b = 0; b < n / 8; ++b) acc = xxh3::scramble(acc + s[8 * b + threadIdx.x], threadIdx.x);
+  }
+  if (threadIdx.x >= 32) return;
+  const uint64_t hash = len <= 240 ? (lane == 0 ? xxh3::hash64_short(frame, len) : 0) : finish_long_warp(acc, frame, len, lane);
+  if (lane == 0) {
+    uint32_t* c = reinterpret_cast<uint32_t*>(frame + len);
+    c[0] = static_cast<uint32_t>(hash);
+    c[1] = static_cast<uint32_t>(hash >> 32);
+    *frame_bytes_out = st->frame_bytes;
+  }
+}
+
+}  // namespace
+
+std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements) {
+  constexpr std::size_t kLargestCodebook = 8 + 4096 / 8 + 4096 * 16 * 5 / 8;  // 65,536 symbols, 5-bit lengths
+  const uint64_t chunks = chunks_of(elements, chunk_elements);
+  return (format::kFixedHeaderBytes + 16 * chunks + 7) / 8 * 8 + 8 + (elements * width + 7) / 8 * 8 +
+         kLargestCodebook + 8;
+}
+
+std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements) {
+  std::size_t total = 0;
+  const uint64_t blocks_per_chunk = (uint64_t{chunk_elements} * width + 1023) / 1024;
+  carve(nullptr, chunks_of(elements, chunk_elements), blocks_per_chunk, &total);
+  return total;
+}
+
+void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
+  const unsigned width = static_cast<unsigned>(dtype_bytes(a.dtype));
+  VLEC_REQUIRE(a.chunk_elements >= format::kChunkGranule && a.chunk_elements % format::kChunkGranule == 0 &&
+                   a.chunk_elements <= format::kMaxChunkElements,
+               "invalid chunk size ", a.chunk_elements);
+  VLEC_REQUIRE(a.raw || width <= 4, "GPU Huffman encoding takes u8, u16 or u32 elements");
+  VLEC_REQUIRE(reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.frame) % 8 == 0,
+               "device buffers must be 16-byte (input) and 8-byte (frame) aligned");
+  const uint64_t chunks = chunks_of(a.elements, a.chunk_elements);
+  VLEC_REQUIRE(a.frame_capacity >= frame_encode_capacity(a.elements, width, a.chunk_elements),
+               "frame buffer of ", a.frame_capacity, " bytes is below the ",
+               frame_encode_capacity(a.elements, width, a.chunk_elements), " needed while encoding");
+  const uint64_t blocks_per_chunk = (uint64_t{a.chunk_elements} * width + 1023) / 1024;
+  std::size_t need = 0;
+  const Temp t = carve(temp, chunks, blocks_per_chunk, &need);
+  VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
+  CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
+  CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
+  layout_kernel<<<1, 256, 0, stream>>>(a.book, chunks, a.frame, t.state, a.raw);
+  CUDA_CHECK(cudaGetLastError());
+  if (!a.raw && chunks > 0) {
+    HuffmanEncodeArgs e{};
+    e.in = a.in;
+    e.elements = a.elements;
+    e.width = width;
+    e.chunk_elements = a.chunk_elements;
+    e.chunk_count = chunks;
+    e.encode_entry = a.book.encode_entry;
+    e.table_size = a.book.table_size;
+    e.max_length = a.book.info + 1;
+    e.frame = a.frame;
+    e.layout = &t.state->index_offset;  // index_offset, payload_offset are adjacent
+    e.scan = {t.scan_status, t.ticket};
+    e.block_sums = t.block_sums;
+    e.blocks_per_chunk = blocks_per_chunk;
+    e.chunk_status = t.chunk_status;
+    e.checksums = t.checksums;
+    launch_huffman_encode(e, a.strategy, stream);
+  }
+  const uint64_t raw_payload = (a.elements * width + 7) / 8 * 8;
+  decide_kernel<<<1, 1, 0, stream>>>(t.scan_status, chunks, raw_payload, t.state);
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const uint64_t chunk_bytes = uint64_t{a.chunk_elements} * width;
+  if (chunks > 0) {
+    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((chunks + 7) / 8, uint64_t(sms) * 8));
+    raw_copy_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements * width, chunk_bytes,
+                                                chunks, a.frame, t.state);
+  }
+  header_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, static_cast<uint8_t>(Codec::huffman),
+                                       static_cast<uint8_t>(width), a.elements, a.chunk_elements, chunks,
+                                       a.elements * width);
+  payload_tail_kernel<<<1, 32, 0, stream>>>(a.frame, t.state, t.scan_status, chunks);
+  header_sums_kernel<<<static_cast<unsigned>(sms) * 4, 256, 0, stream>>>(a.frame, t.state, t.block_sums);
+  header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+uint64_t frame_encode_status(const FrameEncodeArgs& a, const void* temp) {
+  const uint64_t chunks = chunks_of(a.elements, a.chunk_elements);
+  if (a.raw || chunks == 0) return 0;
+  const unsigned width = static_cast<unsigned>(dtype_bytes(a.dtype));
+  const Temp t = carve(const_cast<void*>(temp), chunks, (uint64_t{a.chunk_elements} * width + 1023) / 1024, nullptr);
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), t.chunk_status, 4 * chunks, cudaMemcpyDeviceToHost));
+  for (uint64_t c = 0; c < chunks; ++c)
+    if (status[c] != kEncodeOk) return c + 1;
+  return 0;
+}
+
+}  // namespace vlec::cuda

@@ -1,0 +1,55 @@
+// cuda/frame_device.hpp: writing a whole Huffman (or raw) frame on the GPU,
+// from a codebook already on the device, with no host round trip: layout,
+// chunk encoding, the raw fallback, the header and its checksum, and the
+// frame's size left in device memory for the caller.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/huffman_encode.hpp"
+#include "vlec/types.hpp"
+
+namespace vlec::cuda {
+
+// A codebook on the device, as the GPU codebook builder leaves it.
+struct DeviceCodebookView {
+  const uint32_t* encode_entry = nullptr;  // (length << 24) | reversed code, per symbol
+  uint32_t table_size = 0;                 // entries (256 for u8, 65,536 otherwise)
+  const uint8_t* serialized = nullptr;     // docs/FORMAT.md §4.1 bytes
+  const uint32_t* info = nullptr;          // [0] serialized bytes, [1] max length, [2] alphabet size
+};
+
+struct FrameEncodeArgs {
+  const void* in = nullptr;   // device, 16-byte aligned
+  uint64_t elements = 0;
+  DType dtype = DType::u8;
+  uint32_t chunk_elements = 65536;
+  bool raw = false;            // write a raw frame (codec raw); the codebook is then unused
+  DeviceCodebookView book;
+  uint8_t* frame = nullptr;    // device
+  std::size_t frame_capacity = 0;  // at least frame_encode_capacity()
+  uint64_t* frame_bytes = nullptr;  // device: the frame's size, written last
+  EncodeStrategy strategy = EncodeStrategy::lanes;
+};
+
+// Bytes the frame buffer must hold while the frame is written: the raw
+// frame's size plus the largest codebook, because the coded layout is laid
+// down before the encoder knows whether the frame will fall back to raw. The
+// frame finally written is never larger than the raw frame (compress_bound).
+std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements);
+
+std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements);
+
+// Enqueue the whole frame on `stream`. Device-side failures (a value with no
+// code) make the affected chunks raw and are reported through chunk_status:
+// see frame_encode_status().
+void encode_frame_device(const FrameEncodeArgs& args, void* temp, std::size_t temp_bytes, cudaStream_t stream);
+
+// After the stream has completed: 0 if every chunk coded, else the first
+// chunk index + 1 whose values had no code. Reads temp (synchronous copy).
+uint64_t frame_encode_status(const FrameEncodeArgs& args, const void* temp);
+
+}  // namespace vlec::cuda

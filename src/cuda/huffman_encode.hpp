@@ -1,0 +1,52 @@
+// cuda/huffman_encode.hpp: the GPU Huffman encoders. Every strategy writes
+// exactly the bytes of the CPU encoder (docs/FORMAT.md §5) and is selectable
+// by name:
+//
+//  - lanes (the default): one thread block per chunk. Pass A sums each lane's
+//    code lengths over the block's eight row ranges (and folds the chunk's
+//    XXH3 block sums); the lengths alone fix every word's slot, so the chunk
+//    size is known, its place in the frame comes from a decoupled look-back,
+//    and pass B writes each word once, straight to its slot.
+//  - pavle (Balevic): per-lane prefix sums of code lengths give each code its
+//    bit position; codes are OR-ed into the lane bitstreams with shared-memory
+//    atomics; the words are then moved to their slots.
+//  - reduce_shuffle (Tian et al. §IV-C): each thread merges its group's codes
+//    (reduce-merge), groups of a lane are concatenated by shuffle-merge, then
+//    the words are moved to their slots.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/chunk_scan.cuh"
+
+namespace vlec::cuda {
+
+enum class EncodeStrategy { lanes, pavle, reduce_shuffle };
+
+// Status a chunk leaves in chunk_status[c].
+enum EncodeStatus : uint32_t { kEncodeOk = 0, kEncodeNoCode = 1 };
+
+struct HuffmanEncodeArgs {
+  const void* in;                 // device: elements * width bytes
+  uint64_t elements;
+  unsigned width;                 // 1, 2 or 4
+  uint32_t chunk_elements;
+  uint64_t chunk_count;
+  const uint32_t* encode_entry;   // device: (length << 24) | reversed code, per symbol; 0 = no code
+  uint32_t table_size;            // entries in encode_entry
+  const uint32_t* max_length;     // device: the codebook's longest code length
+  uint8_t* frame;                 // device: the frame being written
+  const uint64_t* layout;         // device: [0] index offset, [1] payload offset, in bytes from `frame`
+  ChunkScanState scan;            // zeroed by the caller
+  unsigned long long* block_sums; // device temp: 8 words per 1 KiB of each chunk (blocks_per_chunk per chunk)
+  uint64_t blocks_per_chunk;      // ceil(chunk_elements * width / 1024)
+  uint32_t* chunk_status;         // device: [chunk_count]
+  uint64_t* checksums;            // device: [chunk_count], XXH3-64 of each chunk's original bytes
+};
+
+// Enqueue the encode of every chunk with the given strategy.
+void launch_huffman_encode(const HuffmanEncodeArgs& args, EncodeStrategy strategy, cudaStream_t stream);
+
+}  // namespace vlec::cuda

@@ -1,0 +1,161 @@
+// cuda/xxh3_warp.cuh: XXH3-64 of a chunk computed by the warps that already
+// hold its bytes in registers (encoder pass A, decoder rows).
+//
+// Within a 1 KiB block XXH3's eight accumulators only add: word w of the
+// block adds its value to acc[i ^ 1] and a keyed product to acc[i], with
+// i = w mod 8 and the key taken from the secret at 8 (w / 8 + i). So each lane
+// sums the contributions of the words it holds, one shuffle butterfly per
+// block gathers them per accumulator, and one warp folds the blocks in order
+// (acc = scramble(acc + sums)) at the end. The stripes after the last whole
+// block and the final, overlapping stripe are hashed from memory by one
+// thread (common/xxh3.hpp, finish_long).
+#pragma once
+
+#include <cstdint>
+
+#include "common/xxh3.hpp"
+
+namespace vlec::cuda {
+
+constexpr unsigned kFullMaskXxh = 0xFFFFFFFFu;
+
+// What one lane holds of a row of a chunk: 4 elements of `Sym`.
+// Each lane contributes to two accumulators, a and a ^ 1.
+template <typename Sym>
+struct RowHasher {
+  uint64_t sum_a = 0, sum_b = 0;  // contributions to acc[a] and acc[a ^ 1]
+
+  // `row_in_block`: the row's position inside its 1 KiB block.
+  __device__ __forceinline__ void add(const Sym (&s)[4], unsigned row_in_block, unsigned lane) {
+    if constexpr (sizeof(Sym) == 1) {
+      const uint32_t mine = uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
+      const uint32_t next = __shfl_down_sync(kFullMaskXxh, mine, 1);
+      if (lane % 2 == 0) {
+        const uint64_t v = uint64_t{mine} | uint64_t{next} << 32;
+        const unsigned w = row_in_block * 16 + lane / 2;
+        sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+        sum_b += v;
+      }
+    } else if constexpr (sizeof(Sym) == 2) {
+      const uint64_t v = uint64_t{s[0]} | uint64_t{s[1]} << 16 | uint64_t{s[2]} << 32 | uint64_t{s[3]} << 48;
+      const unsigned w = row_in_block * 32 + lane;
+      sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      sum_b += v;
+    } else {
+      const uint64_t v0 = uint64_t{s[0]} | uint64_t{s[1]} << 32, v1 = uint64_t{s[2]} | uint64_t{s[3]} << 32;
+      const unsigned w = row_in_block * 64 + 2 * lane;  // even word: a = w % 8, odd word: a ^ 1
+      sum_a += xxh3::keyed_product(v0, 8 * (w / 8 + w % 8)) + v1;
+      sum_b += xxh3::keyed_product(v1, 8 * (w / 8 + w % 8 + 1)) + v0;
+    }
+  }
+
+  // This lane's accumulator index a.
+  __device__ __forceinline__ static unsigned acc_index(unsigned lane) {
+    if constexpr (sizeof(Sym) == 1) return (lane / 2) % 8;
+    else if constexpr (sizeof(Sym) == 2) return lane % 8;
+    else return (2 * lane) % 8;
+  }
+
+  // Sum over the lanes sharing an accumulator index and add the block's
+  // totals to sums[8] (in shared or global memory); resets the lane's sums.
+  __device__ __forceinline__ void flush(unsigned long long* sums, unsigned lane) {
+    constexpr unsigned first = sizeof(Sym) == 1 ? 1 : sizeof(Sym) == 2 ? 8 : 4;
+    for (unsigned m = first; m < 32; m <<= 1) {
+      if (sizeof(Sym) == 1 && m == 2) m = 16;  // u8: lanes 2i, 2i+1, 2i+16, 2i+17
+      sum_a += __shfl_xor_sync(kFullMaskXxh, sum_a, m);
+      sum_b += __shfl_xor_sync(kFullMaskXxh, sum_b, m);
+    }
+    const bool leader = sizeof(Sym) == 1 ? lane < 16 && lane % 2 == 0 : sizeof(Sym) == 2 ? lane < 8 : lane < 4;
+    if (leader) {
+      const unsigned a = acc_index(lane);
+      atomicAdd(&sums[a], static_cast<unsigned long long>(sum_a));
+      atomicAdd(&sums[a ^ 1], static_cast<unsigned long long>(sum_b));
+    }
+    sum_a = sum_b = 0;
+  }
+};
+
+// The tail of a long hash, by a whole warp: the stripes after the last whole
+// block and the final (overlapping, unaligned) stripe only add to the
+// accumulators, so the lanes read them in parallel. Lanes 0..7 hold acc[lane];
+// returns the hash in lane 0.
+__device__ inline uint64_t finish_long_warp(uint64_t acc, const uint8_t* bytes, uint64_t len, unsigned lane) {
+  const uint64_t nb_blocks = (len - 1) / xxh3::kBlock;
+  const unsigned stripes = static_cast<unsigned>(((len - 1) - nb_blocks * xxh3::kBlock) / xxh3::kStripe);
+  const uint8_t* tail = bytes + nb_blocks * xxh3::kBlock;
+  uint64_t prod = 0, val = 0;
+  for (unsigned w = lane; w < 8 * stripes; w += 32) {  // word w of the partial block: acc index w % 8 = lane % 8
+    const uint64_t v = xxh3::read64(tail + 8 * w);
+    prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+    val += v;
+  }
+  if (lane < 8) {  // the last stripe, keyed at secret offset 121
+    const uint64_t v = xxh3::read64(bytes + len - xxh3::kStripe + 8 * lane);
+    prod += xxh3::keyed_product(v, xxh3::kSecretSize - xxh3::kStripe - 7 + 8 * lane);
+    val += v;
+  }
+  for (unsigned m = 8; m < 32; m <<= 1) {
+    prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
+    val += __shfl_xor_sync(kFullMaskXxh, val, m);
+  }
+  acc += prod + __shfl_xor_sync(kFullMaskXxh, val, 1);
+  uint64_t accs[8];
+  for (unsigned i = 0; i < 8; ++i) accs[i] = __shfl_sync(kFullMaskXxh, acc, i);
+  return lane == 0 ? xxh3::merge_accs(accs, len) : 0;
+}
+
+// XXH3-64 of a chunk from its whole blocks' sums (8 words per block, in
+// order; best in shared memory) and its bytes for the tail. One warp; lanes
+// 0..7 fold the blocks in order. Returns the hash in lane 0.
+__device__ inline uint64_t fold_chunk_hash(const unsigned long long* sums, uint64_t nb_blocks, const uint8_t* bytes,
+                                           uint64_t len, unsigned lane) {
+  if (len <= 240) return lane == 0 ? xxh3::hash64_short(bytes, len) : 0;
+  uint64_t acc = 0;
+  if (lane < 8) {
+    uint64_t init[8];
+    xxh3::init_acc(init);
+    for (unsigned i = 0; i < 8; ++i)
+      if (lane == i) acc = init[i];
+    for (uint64_t b = 0; b < nb_blocks; ++b) acc = xxh3::scramble(acc + sums[8 * b + lane], lane);
+  }
+  return finish_long_warp(acc, bytes, len, lane);
+}
+
+}  // namespace vlec::cuda
+
+namespace vlec::cuda {
+
+// XXH3-64 of `len` bytes at `p` (8-byte aligned, global memory) by one warp:
+// lane l takes words l, l+32, l+64 and l+96 of each 1 KiB block, so all its
+// words feed accumulators l mod 8 and (l mod 8) ^ 1. Returns the hash in lane 0.
+__device__ inline uint64_t warp_hash(const uint8_t* p, uint64_t len, unsigned lane) {
+  if (len <= 240) return lane == 0 ? xxh3::hash64_short(p, len) : 0;
+  const uint64_t blocks = (len - 1) / xxh3::kBlock;
+  const uint64_t* w64 = reinterpret_cast<const uint64_t*>(p);
+  uint64_t acc = 0;
+  if (lane < 8) {
+    uint64_t init[8];
+    xxh3::init_acc(init);
+    for (unsigned i = 0; i < 8; ++i)
+      if (lane == i) acc = init[i];
+  }
+  for (uint64_t b = 0; b < blocks; ++b) {
+    uint64_t prod = 0, val = 0;
+    for (unsigned m = 0; m < 4; ++m) {
+      const unsigned w = lane + 32 * m;
+      const uint64_t v = __ldg(w64 + b * 128 + w);
+      prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      val += v;
+    }
+    for (unsigned m = 8; m < 32; m <<= 1) {
+      prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
+      val += __shfl_xor_sync(kFullMaskXxh, val, m);
+    }
+    // acc[i] gets the products of index i and the values of index i ^ 1.
+    const uint64_t val_other = __shfl_xor_sync(kFullMaskXxh, val, 1);
+    if (lane < 8) acc = xxh3::scramble(acc + prod + val_other, lane);
+  }
+  return finish_long_warp(acc, p, len, lane);
+}
+
+}  // namespace vlec::cuda

@@ -1,0 +1,104 @@
+// tests/test_gpu_encode.cpp: the GPU frame encoder against the CPU backend,
+// byte for byte, with the codebook built on the host (the GPU codebook
+// builder has its own tests). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+#include "vlec/vlec.hpp"
+
+#ifdef VLEC_WITH_CUDA
+#include "cpu/frame_codec.hpp"
+#include "cuda/device_codebook.hpp"
+#include "cuda/frame_device.hpp"
+
+namespace vlec {
+namespace {
+
+std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, bool raw,
+                               unsigned limit = 0) {
+  const unsigned w = static_cast<unsigned>(dtype_bytes(t));
+  const uint64_t n = data.size() / w;
+  huffman::Histogram hist;
+  huffman::accumulate_histogram(data.data(), n, t, hist);
+  const cuda::UploadedCodebook book(huffman::build_codebook(hist, limit), t);
+  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
+  const std::size_t cap = cuda::frame_encode_capacity(n, w, chunk);
+  cuda::DeviceBuffer<uint8_t> frame(cap);
+  cuda::DeviceBuffer<uint64_t> frame_bytes(1);
+  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));  // poison: every byte of the frame must be written
+  cuda::FrameEncodeArgs a;
+  a.in = in.get();
+  a.elements = n;
+  a.dtype = t;
+  a.chunk_elements = chunk;
+  a.raw = raw;
+  a.book = book.view();
+  a.frame = frame.get();
+  a.frame_capacity = cap;
+  a.frame_bytes = frame_bytes.get();
+  cuda::DeviceBuffer<uint8_t> temp(cuda::frame_encode_temp_bytes(n, w, chunk));
+  cuda::encode_frame_device(a, temp.get(), temp.size(), 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(cuda::frame_encode_status(a, temp.get()), 0u);
+  uint64_t size = 0;
+  CUDA_CHECK(cudaMemcpy(&size, frame_bytes.get(), 8, cudaMemcpyDeviceToHost));
+  EXPECT_LE(size, compress_bound(data.size(), {CodecChoice::huffman, t, chunk}));
+  std::vector<uint8_t> out(std::min<uint64_t>(size, cap));
+  CUDA_CHECK(cudaMemcpy(out.data(), frame.get(), out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, Codec codec,
+                               unsigned limit = 0) {
+  cpu::FrameParams p;
+  p.codec = codec;
+  p.dtype = t;
+  p.chunk_elements = chunk;
+  p.max_code_length = limit;
+  return cpu::compress_frame(data.data(), data.size() / dtype_bytes(t), p);
+}
+
+TEST(GpuEncode, MatchesCpuBytes) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"runs", DType::u8},
+                        std::pair{"volume", DType::u8}, std::pair{"quant1024", DType::u16},
+                        std::pair{"quant65536", DType::u16}, std::pair{"quant1024", DType::u32}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{127}, std::size_t{128},
+                          std::size_t{4097}, std::size_t{65535}, std::size_t{65537}, std::size_t{1000003}}) {
+      const uint64_t seed = test::base_seed() + n;
+      const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      for (uint32_t chunk : {128u, 1024u, 16384u, 65536u}) {
+        for (unsigned limit : {0u, 12u, 24u}) {
+          SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) + " chunk " +
+                       std::to_string(chunk) + " limit " + std::to_string(limit) + " seed " + std::to_string(seed));
+          if (limit == 12 && t != DType::u8) continue;
+          const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk, Codec::huffman, limit);
+          const std::vector<uint8_t> gpu = gpu_frame(data, t, chunk, false, limit);
+          ASSERT_EQ(gpu.size(), cpu.size());
+          ASSERT_TRUE(gpu == cpu) << "first difference at byte "
+                                  << (std::mismatch(gpu.begin(), gpu.end(), cpu.begin()).first - gpu.begin());
+          // The GPU-written frame decodes on the CPU.
+          ASSERT_EQ(decompress(gpu.data(), gpu.size(), {1, Backend::cpu}), data);
+        }
+      }
+      // Raw frames too.
+      const std::vector<uint8_t> raw_cpu = cpu_frame(data, t, 16384, Codec::raw);
+      ASSERT_TRUE(gpu_frame(data, t, 16384, true) == raw_cpu) << gen << " n " << n;
+    }
+  }
+}
+
+TEST(GpuEncode, IncompressibleAndEmpty) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  const std::vector<uint8_t> noise = test::sample("uniform", 300001, DType::u8, test::base_seed() + 1);
+  EXPECT_TRUE(gpu_frame(noise, DType::u8, 65536, false) == cpu_frame(noise, DType::u8, 65536, Codec::huffman));
+  const std::vector<uint8_t> empty;
+  EXPECT_TRUE(gpu_frame(empty, DType::u8, 65536, false) == cpu_frame(empty, DType::u8, 65536, Codec::huffman));
+  std::vector<uint8_t> same(1 << 20, 7);
+  EXPECT_TRUE(gpu_frame(same, DType::u8, 65536, false) == cpu_frame(same, DType::u8, 65536, Codec::huffman));
+}
+
+}  // namespace
+}  // namespace vlec
+#endif  // VLEC_WITH_CUDA
