@@ -15,7 +15,7 @@ if [ ! -x "$BIN/vlec_tests" ]; then
   BIN=build-gpu
   cmake -S . -B "$BIN" -DVLEC_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build "$BIN" -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
+  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/bench/histogram_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
 fi
 export VLEC_TEST_SEED=${VLEC_TEST_SEED:-20261121}
 {
@@ -41,4 +41,8 @@ if [ -n "${NCU_BENCH_ARGS:-}" ]; then
 fi
 echo "== GPU benchmark"
 "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+if [ -x "$BIN/histogram_bench" ] && [ -z "${SKIP_HISTOGRAM_BENCH:-}" ]; then
+  echo "== histogram benchmark"
+  "$BIN/histogram_bench" ${HISTOGRAM_BENCH_ARGS:-} 2>&1 | tee "$OUT/histogram-bench.log" || status=1
+fi
 exit $status

@@ -99,11 +99,19 @@ __device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t 
   return mine;
 }
 
+// The codebook's entries: the first kSharedEntries in shared memory (the
+// whole table for bytes and alphabets up to 1,024), the rest read through L1.
+constexpr unsigned kSharedEntries = 1024;
 struct EncodeTable {
+  const uint32_t* shared;
   const uint32_t* entry;
   uint32_t size;
   __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
-    const uint32_t e = sym < size ? entry[sym] : 0;
+    uint32_t e;
+    if (sym < kSharedEntries)
+      e = shared[sym];
+    else
+      e = sym < size ? __ldg(entry + sym) : 0;
     bad |= e == 0;
     return e;
   }
@@ -184,12 +192,83 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   if (__any_sync(kFull, bad) && lane == 0) atomicOr(&sh.bad, 1u);
 }
 
+// One lane's writer in pass B. The lane's stream bits sit in `acc` from the
+// start of its word `word`; words below `own_from` were taken before this
+// range and are stored by the warp that took them. Slots of the words taken
+// and not yet stored wait in slot0..slot2 (never more than two are pending).
+struct LaneWriter {
+  uint64_t acc = 0;
+  uint32_t acc_bits = 0;
+  uint32_t word = 0, own_from = 0;
+  uint32_t buffer = 0;  // the mirrored decoder's buffered bits
+  uint32_t slot0 = 0, slot1 = 0, slot2 = 0, pending = 0;
+
+  // Take a word if the decoder would (before a step); `base` is warp-uniform.
+  __device__ __forceinline__ void refill(bool active, uint32_t T, uint32_t& base) {
+    const bool need = active && buffer < T;
+    const uint32_t mask = __ballot_sync(kFull, need);
+    if (need) {
+      const uint32_t slot = base + __popc(mask & lanemask_lt());
+      slot0 = pending == 0 ? slot : slot0;
+      slot1 = pending == 1 ? slot : slot1;
+      slot2 = pending == 2 ? slot : slot2;
+      ++pending;
+      buffer += 32;
+    }
+    base += __popc(mask);
+  }
+  // Append up to 32 bits (one step's codes, merged).
+  __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words) {
+    acc |= uint64_t{code} << acc_bits;
+    acc_bits += len;
+    if (acc_bits >= 32) {
+      if (word >= own_from) {
+        words[slot0] = static_cast<uint32_t>(acc);
+        slot0 = slot1, slot1 = slot2;
+        --pending;
+      }
+      ++word;
+      acc >>= 32;
+      acc_bits -= 32;
+    }
+  }
+  // The chunk ended: the remaining words (zero-padded) are the lane's last.
+  __device__ __forceinline__ void flush(uint32_t* words) {
+    if (pending > 0) words[slot0] = static_cast<uint32_t>(acc);
+    if (pending > 1) words[slot1] = static_cast<uint32_t>(acc >> 32);
+    if (pending > 2) words[slot2] = 0;
+  }
+};
+
+// One row of a lane: kGroup / K steps of K symbols. `kInside` the range the
+// lanes take words; past it (lookahead) they only complete words already taken.
+template <typename Sym, unsigned K, bool kInside>
+__device__ __forceinline__ void encode_row(LaneWriter& w, const Sym (&s)[4], unsigned mine, const EncodeTable& table,
+                                           uint32_t T, uint32_t& base, uint32_t* words) {
+  bool unused = false;
+#pragma unroll
+  for (unsigned step = 0; step < kGroup / K; ++step) {
+    if (kInside) w.refill(step * K < mine, T, base);
+    // Merge the step's codes: K * L <= 32 bits by the refill rule.
+    uint32_t code = 0, len = 0;
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k) {
+      if (step * K + k < mine) {
+        const uint32_t e = table(s[step * K + k], unused);
+        code |= (e & 0xFFFFFFu) << len;
+        len += e >> 24;
+      }
+    }
+    if (kInside) w.buffer -= len;
+    if (kInside || w.pending > 0) w.append(code, len, words);
+  }
+}
+
 // Pass B: the words this warp's lanes take in its range, each stored once.
 template <typename Sym, unsigned K>
 __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
                        uint32_t T, uint32_t* words, const ChunkShared& sh, GroupWordT<Sym>* stage, unsigned warp,
                        unsigned lane) {
-  constexpr unsigned kSteps = kGroup / K;
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
   // The lane's stream position at the range start, and the words it took
   // before: ceil((C + T) / 32), C being its position before the previous step.
@@ -209,90 +288,40 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   }
   uint32_t base = taken;  // words all lanes took before the range: this range's first slot
   for (unsigned m = 16; m > 0; m >>= 1) base += __shfl_xor_sync(kFull, base, m);
-  // The mirrored decoder holds `buffer` bits; the first `skip` bits from here
-  // on lie in words taken earlier, which earlier warps store.
-  uint32_t buffer = 32 * taken - consumed;
-  uint32_t skip = buffer;
-  uint64_t acc = 0;  // stream bits from the first word this lane takes in the range
-  uint32_t acc_bits = 0;
-  uint32_t slot0 = 0, slot1 = 0, slot2 = 0;  // slots of the words taken and not yet stored, oldest first
-  uint32_t pending = 0;
-  bool unused = false;
-  // One row: kSteps steps of K symbols. `inside` the range lanes take words;
-  // past it (lookahead) they only complete the words they took.
-  auto encode_row = [&](const Sym (&s)[4], unsigned mine, bool inside) {
-#pragma unroll
-    for (unsigned step = 0; step < kSteps; ++step) {
-      if (inside) {
-        const bool need = step * K < mine && buffer < T;
-        const uint32_t mask = __ballot_sync(kFull, need);
-        if (need) {
-          const uint32_t slot = base + __popc(mask & lanemask_lt());
-          slot0 = pending == 0 ? slot : slot0;
-          slot1 = pending == 1 ? slot : slot1;
-          slot2 = pending == 2 ? slot : slot2;
-          ++pending;
-          buffer += 32;
-        }
-        base += __popc(mask);
-      }
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k) {
-        if (step * K + k >= mine || (!inside && pending == 0)) continue;
-        const uint32_t e = table(s[step * K + k], unused);
-        const uint32_t len = e >> 24;
-        buffer -= inside ? len : 0;
-        if (skip >= len) {
-          skip -= len;
-          continue;
-        }
-        acc |= uint64_t{(e & 0xFFFFFFu) >> skip} << acc_bits;
-        acc_bits += len - skip;
-        skip = 0;
-      }
-      if (acc_bits >= 32 && pending > 0) {
-        words[slot0] = static_cast<uint32_t>(acc);
-        slot0 = slot1, slot1 = slot2;
-        --pending;
-        acc >>= 32;
-        acc_bits -= 32;
-      }
-    }
-  };
-  // The range's full rows, staged kBatchRows at a time so that many loads are in flight.
+  LaneWriter w;
+  w.buffer = 32 * taken - consumed;
+  w.word = consumed / 32;
+  w.acc_bits = consumed % 32;  // the low bits belong to an earlier range's word, never stored here
+  w.own_from = taken;
+  // The range's full rows, staged so that many loads are in flight.
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
     stage_rows(in, row0, count, stage, lane);
     for (unsigned b = 0; b < count; ++b) {
       Sym s[4];
       unpack_group<Sym>(stage[b * kLanes + lane], s);
-      encode_row(s, kGroup, true);
+      encode_row<Sym, K, true>(w, s, kGroup, table, T, base, words);
     }
   }
   if (r.tail) {
     Sym s[4];
     const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-    encode_row(s, mine, true);
+    encode_row<Sym, K, true>(w, s, mine, table, T, base, words);
   }
   // Lookahead into the following rows, until every word taken is complete
   // (or the chunk ends: the words are then the lanes' last).
   if (warp != kWarps - 1) {
-    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, pending > 0); ++row) {
+    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, w.pending > 0); ++row) {
       Sym s[4];
       unsigned mine = kGroup;
       if (row < full_rows)
         load_group(in + row * kRow, lane, s);
       else
         mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-      encode_row(s, mine, false);
+      encode_row<Sym, K, false>(w, s, mine, table, T, base, words);
     }
   }
-  // Words still pending here are the lane's last (the chunk ended): stored
-  // zero-padded. Besides the final range, a range whose lookahead reached the
-  // end of the chunk can hold some.
-  if (pending > 0) words[slot0] = static_cast<uint32_t>(acc);
-  if (pending > 1) words[slot1] = static_cast<uint32_t>(acc >> 32);
-  if (pending > 2) words[slot2] = 0;
+  w.flush(words);
 }
 
 template <typename Sym, unsigned K>
@@ -361,14 +390,18 @@ __device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsign
 // One kernel per K; the one whose K matches the codebook (known only on the
 // device) runs, the others return at once.
 template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(kWarps * 32, 2) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+__global__ void __launch_bounds__(kWarps * 32, 4) encode_lanes_kernel(const HuffmanEncodeArgs a) {
   __shared__ ChunkShared sh;
   __shared__ unsigned long long s_sums[kSharedSumWords];
   __shared__ GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const EncodeTable table{a.encode_entry, a.table_size};
+  __shared__ uint32_t s_table[kSharedEntries];
+  for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x)
+    s_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
+  // (the first __syncthreads below also orders these stores)
+  const EncodeTable table{s_table, a.encode_entry, a.table_size};
   for (;;) {
     if (threadIdx.x == 0) {
       sh.chunk = atomicAdd(a.scan.ticket, 1u);

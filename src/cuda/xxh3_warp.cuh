@@ -79,7 +79,7 @@ struct RowHasher {
 // block and the final (overlapping, unaligned) stripe only add to the
 // accumulators, so the lanes read them in parallel. Lanes 0..7 hold acc[lane];
 // returns the hash in lane 0.
-__device__ inline uint64_t finish_long_warp(uint64_t acc, const uint8_t* bytes, uint64_t len, unsigned lane) {
+static __device__ __noinline__ uint64_t finish_long_warp(uint64_t acc, const uint8_t* bytes, uint64_t len, unsigned lane) {
   const uint64_t nb_blocks = (len - 1) / xxh3::kBlock;
   const unsigned stripes = static_cast<unsigned>(((len - 1) - nb_blocks * xxh3::kBlock) / xxh3::kStripe);
   const uint8_t* tail = bytes + nb_blocks * xxh3::kBlock;
@@ -107,7 +107,7 @@ __device__ inline uint64_t finish_long_warp(uint64_t acc, const uint8_t* bytes, 
 // XXH3-64 of a chunk from its whole blocks' sums (8 words per block, in
 // order; best in shared memory) and its bytes for the tail. One warp; lanes
 // 0..7 fold the blocks in order. Returns the hash in lane 0.
-__device__ inline uint64_t fold_chunk_hash(const unsigned long long* sums, uint64_t nb_blocks, const uint8_t* bytes,
+static __device__ __noinline__ uint64_t fold_chunk_hash(const unsigned long long* sums, uint64_t nb_blocks, const uint8_t* bytes,
                                            uint64_t len, unsigned lane) {
   if (len <= 240) return lane == 0 ? xxh3::hash64_short(bytes, len) : 0;
   uint64_t acc = 0;

@@ -1,0 +1,59 @@
+// cuda/histogram_gpu.hpp: the symbol histogram of u8/u16/u32 elements on the
+// GPU, the first stage of Huffman encoding (Tian et al., "Revisiting Huffman
+// coding: toward extreme performance on modern GPU architectures", §IV-A).
+//
+// CUB-style interface: the caller passes device temporary storage sized by
+// histogram_temp_bytes(); nothing is allocated inside, every operation is
+// enqueued on the caller's stream, and the host never waits for the device.
+//
+// Methods (design and reasons in histogram_gpu.cu):
+//   replicated_shared  per-block histograms replicated in shared memory, one
+//                      copy per warp lane (so shared atomics never conflict),
+//                      merged into the global histogram (Gómez-Luna et al.).
+//                      u16/u32 keep a "hot window" of 1,536 bins replicated and
+//                      the full alphabet once, with 16-bit packed counters.
+//   global_atomic      the simple fallback: 32-bit global atomics on a few
+//                      slices of the histogram, summed by a second kernel.
+//   cub                cub::DeviceHistogram::HistogramEven, the baseline.
+//   automatic          the fastest measured method for the element type: one
+//                      table, kAutomaticMethod in histogram_gpu.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vlec/types.hpp"
+
+namespace vlec::cuda {
+
+enum class HistogramMethod { automatic, replicated_shared, global_atomic, cub };
+
+constexpr uint32_t kHistogramBins = 65536;  // d_hist always has this many u64 entries
+
+const char* to_string(HistogramMethod m);
+
+// The method `automatic` stands for with element type `t` (m itself otherwise).
+HistogramMethod resolve_histogram_method(DType t, HistogramMethod m);
+
+// Bytes of device temporary storage histogram_device() needs for these
+// arguments (0 is a valid answer: then d_temp may be null). t must be u8, u16
+// or u32. A host-only computation: no device work, no synchronization.
+std::size_t histogram_temp_bytes(uint64_t elements, DType t, HistogramMethod m = HistogramMethod::automatic);
+
+// Histogram of `elements` elements of type `t` at device address d_in (aligned
+// to the element width; any length, any 16-byte misalignment).
+//   d_hist:      device, kHistogramBins u64 counters; zeroed and filled by the call.
+//   d_bad_index: device, one u64; set to the index of the first element whose
+//                value is >= 65,536 (only u32 input can have one), or ~0ull if
+//                none. Elements that are out of the alphabet are not counted.
+//   d_temp:      device temporary storage of temp_bytes >= histogram_temp_bytes(...).
+// Everything is enqueued on `stream`; the call returns without waiting.
+// Throws vlec::Error(invalid_argument) on bad arguments and (cuda_error) when a
+// launch fails.
+void histogram_device(const void* d_in, uint64_t elements, DType t, uint64_t* d_hist, uint64_t* d_bad_index,
+                      void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+                      HistogramMethod m = HistogramMethod::automatic);
+
+}  // namespace vlec::cuda
