@@ -23,6 +23,7 @@
 #include "cuda/huffman_decode.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
+#include "vlec/device.hpp"
 
 using namespace vlec;
 
@@ -178,8 +179,30 @@ int main(int argc, char** argv) {
                   double(sample.bytes.size()) / frame.size(), f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs,
                   enc_ms, enc_gbs, 100 * enc_gbs / copy_gbs, ok ? "decode ok" : "DECODE WRONG",
                   same ? ", encode = CPU bytes" : ", ENCODE DIFFERS", cpu_s);
+      // Full compress: GPU histogram + codebook + encoder + header, no host round trip.
+      device::CompressOptions dco;
+      dco.dtype = sample.dtype;
+      dco.chunk_elements = chunk;
+      dco.max_code_length = limit;
+      cuda::DeviceBuffer<uint8_t> d_full(device::compress_capacity(elements, dco)),
+          d_full_temp(device::compress_temp_bytes(elements, dco));
+      cuda::DeviceBuffer<uint64_t> d_out(2);
+      const float full_ms = median_ms(args.repeat, [&] {
+        device::compress(d_in.get(), elements, d_full.get(), d_full.size(), d_out.get(), d_out.get() + 1,
+                         d_full_temp.get(), d_full_temp.size(), nullptr, dco);
+      });
+      uint64_t full_out[2];
+      CUDA_CHECK(cudaMemcpy(full_out, d_out.get(), 16, cudaMemcpyDeviceToHost));
+      std::vector<uint8_t> full_frame(std::min<uint64_t>(full_out[0], d_full.size()));
+      CUDA_CHECK(cudaMemcpy(full_frame.data(), d_full.get(), full_frame.size(), cudaMemcpyDeviceToHost));
+      const bool full_same = full_frame == frame && full_out[1] == ~0ull;
+      const double full_gbs = sample.bytes.size() / full_ms / 1e6;
+      std::printf("%-12s %-5s %8u      full compress (histogram + codebook + encode + header): %8.3f ms %8.1f GB/s "
+                  "%6.1f%% of copy, %s\n",
+                  name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, full_ms, full_gbs,
+                  100 * full_gbs / copy_gbs, full_same ? "= CPU bytes" : "DIFFERS FROM CPU");
       std::fflush(stdout);
-      if (!same) return 3;
+      if (!same || !full_same) return 3;
       if (!ok) return 2;
       }
     }

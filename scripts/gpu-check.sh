@@ -27,7 +27,7 @@ export VLEC_TEST_SEED=${VLEC_TEST_SEED:-20261121}
 cat "$OUT/device.txt"
 status=0
 echo "== GPU tests"
-"$BIN/vlec_tests" --gtest_filter="${GPU_TEST_FILTER:-Gpu*:*Gpu*}" >"$OUT/gpu-tests.log" 2>&1 || status=1
+"$BIN/vlec_tests" --gtest_filter="${GPU_TEST_FILTER:-Gpu*:*Gpu*}" ${GPU_TEST_ARGS:-} >"$OUT/gpu-tests.log" 2>&1 || status=1
 tail -5 "$OUT/gpu-tests.log"
 echo "== compute-sanitizer memcheck (corruption tests)"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
@@ -39,8 +39,10 @@ if [ -n "${NCU_BENCH_ARGS:-}" ]; then
     >"$OUT/ncu.log" 2>&1 || status=1
   grep -E "^  [a-z_].*\(|gpu__time_duration" "$OUT/ncu.log" | paste - - | sed 's/  */ /g' | head -40
 fi
-echo "== GPU benchmark"
-"$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+if [ -z "${SKIP_GPU_BENCH:-}" ]; then
+  echo "== GPU benchmark"
+  "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+fi
 if [ -x "$BIN/histogram_bench" ] && [ -z "${SKIP_HISTOGRAM_BENCH:-}" ]; then
   echo "== histogram benchmark"
   "$BIN/histogram_bench" ${HISTOGRAM_BENCH_ARGS:-} 2>&1 | tee "$OUT/histogram-bench.log" || status=1

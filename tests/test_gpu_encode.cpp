@@ -10,6 +10,7 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
+#include "vlec/device.hpp"
 
 namespace vlec {
 namespace {
@@ -97,6 +98,76 @@ TEST(GpuEncode, IncompressibleAndEmpty) {
   EXPECT_TRUE(gpu_frame(empty, DType::u8, 65536, false) == cpu_frame(empty, DType::u8, 65536, Codec::huffman));
   std::vector<uint8_t> same(1 << 20, 7);
   EXPECT_TRUE(gpu_frame(same, DType::u8, 65536, false) == cpu_frame(same, DType::u8, 65536, Codec::huffman));
+}
+
+// The whole device pipeline: GPU histogram, GPU codebook, GPU encoder.
+struct DeviceResult {
+  std::vector<uint8_t> frame;
+  uint64_t error;
+};
+
+DeviceResult device_compress(const std::vector<uint8_t>& data, const device::CompressOptions& o) {
+  const uint64_t n = data.size() / dtype_bytes(o.dtype);
+  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
+  const std::size_t cap = device::compress_capacity(n, o);
+  cuda::DeviceBuffer<uint8_t> frame(cap), temp(device::compress_temp_bytes(n, o));
+  cuda::DeviceBuffer<uint64_t> out(2);
+  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));
+  device::compress(in.get(), n, frame.get(), cap, out.get(), out.get() + 1, temp.get(), temp.size(), nullptr, o);
+  uint64_t r[2];
+  CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
+  DeviceResult d{std::vector<uint8_t>(std::min<uint64_t>(r[0], cap)), r[1]};
+  CUDA_CHECK(cudaMemcpy(d.frame.data(), frame.get(), d.frame.size(), cudaMemcpyDeviceToHost));
+  return d;
+}
+
+TEST(GpuCompress, WholePipelineMatchesCpuBytes) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"uniform", DType::u8},
+                        std::pair{"quant1024", DType::u16}, std::pair{"quant65536", DType::u16},
+                        std::pair{"quant65536", DType::u32}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{4097}, std::size_t{65537},
+                          std::size_t{3000017}}) {
+      const uint64_t seed = test::base_seed() + 7 * n;
+      const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      for (unsigned limit : {0u, 11u, 24u}) {
+        for (Codec codec : {Codec::huffman, Codec::raw}) {
+          SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) + " limit " +
+                       std::to_string(limit) + " " + std::string(to_string(codec)) + " seed " + std::to_string(seed));
+          device::CompressOptions o;
+          o.codec = codec;
+          o.dtype = t;
+          o.max_code_length = limit;
+          const DeviceResult d = device_compress(data, o);
+          std::vector<uint8_t> cpu;
+          bool cpu_ok = true;
+          try {
+            cpu = cpu_frame(data, t, o.chunk_elements, codec, limit);
+          } catch (const Error&) {
+            cpu_ok = false;  // a limit too short for the alphabet
+          }
+          if (!cpu_ok) {
+            EXPECT_EQ(d.error, ~1ull);
+            continue;
+          }
+          EXPECT_EQ(d.error, ~0ull);
+          ASSERT_TRUE(d.frame == cpu) << "sizes " << d.frame.size() << " / " << cpu.size();
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuCompress, ValueOutsideTheAlphabetIsReported) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  std::vector<uint8_t> data = test::sample("quant1024", 100000, DType::u32, test::base_seed());
+  const uint32_t big = 70000;
+  std::memcpy(data.data() + 4 * 54321, &big, 4);
+  std::memcpy(data.data() + 4 * 99999, &big, 4);
+  device::CompressOptions o;
+  o.dtype = DType::u32;
+  EXPECT_EQ(device_compress(data, o).error, 54321u);
 }
 
 }  // namespace

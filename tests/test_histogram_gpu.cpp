@@ -45,6 +45,9 @@ GpuResult run_device(const void* d_in, uint64_t elements, DType t, HistogramMeth
   cuda::DeviceBuffer<uint64_t> d_hist(cuda::kHistogramBins), d_bad(1);
   CUDA_CHECK(cudaMemset(d_hist.get(), 0xA5, cuda::kHistogramBins * 8));
   CUDA_CHECK(cudaMemset(d_bad.get(), 0x5A, 8));
+  // The poison is written on the legacy stream, which a non-blocking stream
+  // does not wait for: finish it first.
+  CUDA_CHECK(cudaDeviceSynchronize());
   const std::size_t temp = cuda::histogram_temp_bytes(elements, t, m);
   cuda::DeviceBuffer<uint8_t> d_temp(temp);
   cudaStream_t stream;

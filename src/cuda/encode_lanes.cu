@@ -233,9 +233,14 @@ struct LaneWriter {
     }
   }
   // The chunk ended: the remaining words (zero-padded) are the lane's last.
+  // `acc` may still start below own_from (a lane that took a word at its
+  // range's start and ended inside an earlier range's word): skip that part.
   __device__ __forceinline__ void flush(uint32_t* words) {
-    if (pending > 0) words[slot0] = static_cast<uint32_t>(acc);
-    if (pending > 1) words[slot1] = static_cast<uint32_t>(acc >> 32);
+    if (pending == 0) return;
+    const uint32_t behind = word < own_from ? own_from - word : 0;  // words of acc that are not ours (0..2)
+    const uint64_t bits = behind == 0 ? acc : behind == 1 ? acc >> 32 : 0;
+    words[slot0] = static_cast<uint32_t>(bits);
+    if (pending > 1) words[slot1] = static_cast<uint32_t>(bits >> 32);
     if (pending > 2) words[slot2] = 0;
   }
 };

@@ -65,6 +65,7 @@ uint64_t chunks_of(uint64_t elements, uint32_t chunk_elements) { return (element
 __device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
 
 __global__ void layout_kernel(DeviceCodebookView book, uint64_t chunks, uint8_t* frame, FrameState* st, bool raw) {
+  raw = raw || book.info[0] == 0;  // no codebook (a fixed limit too short for the alphabet): write raw
   const uint32_t cb = raw ? 0 : book.info[0];
   if (threadIdx.x == 0) {
     st->codebooks_bytes = cb;

@@ -1,0 +1,54 @@
+// vlec/device.hpp: compressing data that is already on the GPU, CUB-style.
+//
+// The caller owns every buffer: it asks how much temporary storage a call
+// needs, allocates it once, and passes it in; nothing is allocated inside
+// and every step is enqueued on the caller's stream without a host round
+// trip. The compressed frame's size is written to device memory, so a
+// pipeline can copy the frame out (or hand it to the next kernel) without
+// waiting for the host. The frame is byte for byte what the CPU backend
+// writes for the same input and options (docs/FORMAT.md).
+//
+// Only available when vlec is built with CUDA (VLEC_WITH_CUDA).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vlec/types.hpp"
+
+struct CUstream_st;
+
+namespace vlec::device {
+
+using Stream = CUstream_st*;  // a cudaStream_t
+
+// The GPU Huffman encoders; all write the same bytes.
+enum class Encoder {
+  lanes,           // default: one block per chunk, slots from code-length sums
+  pavle,           // Balevic's parallel VLE: prefix sums of lengths, atomic OR
+  reduce_shuffle,  // Tian et al.: reduce-merge then shuffle-merge
+};
+
+struct CompressOptions {
+  Codec codec = Codec::huffman;   // huffman or raw
+  DType dtype = DType::u8;        // u8, u16 or u32 (raw also takes u64)
+  uint32_t chunk_elements = 65536;
+  unsigned max_code_length = 0;   // 0 = chosen from the data, as on the CPU
+  Encoder encoder = Encoder::lanes;
+};
+
+// Device bytes the frame buffer must have while the frame is written (a bit
+// more than the largest frame, vlec::compress_bound: see frame_device.hpp).
+std::size_t compress_capacity(uint64_t elements, const CompressOptions& options = {});
+std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& options = {});
+
+// Compress `elements` elements at d_in (device memory, 16-byte aligned) into
+// one frame at d_frame (8-byte aligned, compress_capacity() bytes). Writes the
+// frame's size to *d_frame_bytes and, to *d_error, ~0 if all went well or the
+// index of the first element whose value is outside the Huffman alphabet (a
+// u32 value >= 65,536: the frame is then not valid). Enqueued on `stream`.
+void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+              uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
+              const CompressOptions& options = {});
+
+}  // namespace vlec::device

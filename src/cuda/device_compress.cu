@@ -1,0 +1,106 @@
+// cuda/device_compress.cu: the device compression pipeline behind
+// vlec/device.hpp: GPU histogram, GPU codebook, GPU frame encoder, all on one
+// stream with no host round trip in between.
+#include "vlec/device.hpp"
+
+#include "cuda/codebook_gpu.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/frame_device.hpp"
+#include "cuda/histogram_gpu.hpp"
+
+namespace vlec::device {
+
+namespace {
+
+constexpr std::size_t kAlign = 256;
+
+// ~0: all well; ~1: the fixed length limit cannot hold the data's alphabet
+// (the frame is then written raw); else the first element outside the alphabet.
+__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, uint64_t* error) {
+  *error = *bad != ~0ull ? *bad : (info && info[0] == 0) ? ~1ull : ~0ull;
+}
+
+struct Layout {
+  std::size_t hist, bad, hist_temp, book_temp, lengths, entries, serialized, info, frame_temp, total;
+  std::size_t hist_temp_bytes, book_temp_bytes, frame_temp_bytes;
+};
+
+uint32_t alphabet_capacity(DType t) { return t == DType::u8 ? 256 : 65536; }
+
+Layout layout(uint64_t elements, const CompressOptions& o) {
+  const unsigned w = static_cast<unsigned>(dtype_bytes(o.dtype));
+  const uint32_t cap = alphabet_capacity(o.dtype);
+  Layout l{};
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + kAlign - 1) / kAlign * kAlign;
+    return here;
+  };
+  l.hist_temp_bytes = o.codec == Codec::huffman ? cuda::histogram_temp_bytes(elements, o.dtype) : 0;
+  l.book_temp_bytes = o.codec == Codec::huffman ? cuda::codebook_temp_bytes(cap) : 0;
+  l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements);
+  l.hist = take(8 * cuda::kHistogramBins);
+  l.bad = take(8);
+  l.hist_temp = take(l.hist_temp_bytes);
+  l.book_temp = take(l.book_temp_bytes);
+  l.lengths = take(cap);
+  l.entries = take(4 * std::size_t{cap});
+  l.serialized = take(cuda::codebook_serialized_capacity(cap));
+  l.info = take(16);
+  l.frame_temp = take(l.frame_temp_bytes);
+  l.total = at;
+  return l;
+}
+
+}  // namespace
+
+std::size_t compress_capacity(uint64_t elements, const CompressOptions& o) {
+  return cuda::frame_encode_capacity(elements, static_cast<unsigned>(dtype_bytes(o.dtype)), o.chunk_elements);
+}
+
+std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { return layout(elements, o).total; }
+
+void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+              uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
+              const CompressOptions& o) {
+  VLEC_REQUIRE(o.codec == Codec::huffman || o.codec == Codec::raw,
+               "the device compressor takes the huffman or raw codec, not ", to_string(o.codec));
+  VLEC_REQUIRE(o.codec == Codec::raw || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
+  const Layout l = layout(elements, o);
+  VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
+               " needed");
+  uint8_t* t = static_cast<uint8_t*>(d_temp);
+  cudaStream_t s = stream;
+  cuda::FrameEncodeArgs f;
+  f.in = d_in;
+  f.elements = elements;
+  f.dtype = o.dtype;
+  f.chunk_elements = o.chunk_elements;
+  f.frame = static_cast<uint8_t*>(d_frame);
+  f.frame_capacity = frame_capacity;
+  f.frame_bytes = d_frame_bytes;
+  f.strategy = o.encoder == Encoder::pavle            ? cuda::EncodeStrategy::pavle
+               : o.encoder == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
+                                                      : cuda::EncodeStrategy::lanes;
+  uint64_t* bad = reinterpret_cast<uint64_t*>(t + l.bad);
+  const uint32_t* info = nullptr;
+  if (o.codec == Codec::raw) {
+    f.raw = true;
+    CUDA_CHECK(cudaMemsetAsync(bad, 0xFF, 8, s));
+  } else {
+    uint64_t* hist = reinterpret_cast<uint64_t*>(t + l.hist);
+    cuda::histogram_device(d_in, elements, o.dtype, hist, bad, t + l.hist_temp, l.hist_temp_bytes, s);
+    const uint32_t cap = alphabet_capacity(o.dtype);
+    cuda::DeviceCodebookOut book{t + l.lengths, reinterpret_cast<uint32_t*>(t + l.entries), t + l.serialized,
+                                 reinterpret_cast<uint32_t*>(t + l.info)};
+    cuda::build_codebook_device(hist, cap, o.max_code_length, t + l.book_temp, l.book_temp_bytes, book, s);
+    f.book = {book.encode_entry, cap, book.serialized, book.info};
+    info = book.info;
+  }
+  cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
+  report_kernel<<<1, 1, 0, s>>>(bad, info, d_error);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::device
