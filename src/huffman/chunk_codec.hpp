@@ -14,16 +14,32 @@
 
 namespace vlec::huffman {
 
-// Per-symbol code and length packed as (length << 24) | reversed code; 0 = no code.
+// Length recorded for a value without a code in the encoder's split tables:
+// adding it to a lane's bit count (always below 64 otherwise) leaves a mark
+// that later flushes never clear, so one test per chunk catches such values.
+constexpr uint8_t kNoCodeLength = 64;
+
 struct EncodeTable {
   unsigned max_length = 0;
+  // Per-symbol code and length packed as (length << 24) | reversed code; 0 = no code.
   std::vector<uint32_t> entry;  // covers every value of the element type (65,536 for u32)
+  // The same as split tables for the fast encoder: code[v] is the reversed
+  // code (0 if none), length[v] its length or kNoCodeLength. For u32 there is
+  // one more slot, at index 65,536, that every larger value is clamped to.
+  std::vector<uint32_t> code;
+  std::vector<uint8_t> length;
+  // u8 with max_length <= 16: two consecutive bytes a, b at index a | b << 8
+  // (one little-endian 16-bit load) give the codes of a then b, concatenated,
+  // and the sum of their lengths (kNoCodeLength or more if either has none).
+  std::vector<uint32_t> pair_code;
+  std::vector<uint8_t> pair_length;
 };
 EncodeTable make_encode_table(const Codebook& book, DType t);
 
 constexpr std::size_t kDoesNotFit = ~std::size_t{0};
-// `out` must have room for capacity_words + kEncodeSlackWords words: the fast
-// path checks the capacity once per row and keeps a scratch word at its end.
+// `out` must have room for capacity_words + kEncodeSlackWords words: the
+// step-by-step encoder (used for a chunk with a value that has no code)
+// checks the capacity once per row and keeps a scratch word at its end.
 constexpr std::size_t kEncodeSlackWords = kRow + 1;
 
 // Encode `n` symbols (elements of type `t`) into at most `capacity_words` words.
@@ -44,6 +60,16 @@ struct DecodeTable {
   std::array<uint32_t, kMaxCodeLength + 1> count{};   // codes of each length
   std::array<uint32_t, kMaxCodeLength + 1> offset{};  // index of that first code in `sorted`
   std::vector<uint32_t> sorted;   // symbols in canonical order (length, symbol)
+
+  // The CPU decoder's own tables (the GPU uses the ones above; these ignore
+  // primary_bits); see decode.cpp.
+  unsigned single_bits = 0;        // index width of `single`
+  std::vector<uint32_t> single;    // one code per lookup
+  std::vector<uint32_t> long_info; // per `single` index: where its longer codes are in `sub`
+  std::vector<uint32_t> sub;       // second-level entries of codes longer than single_bits
+  unsigned pair_bits = 0;          // index width of the pair tables (0: none)
+  std::vector<uint32_t> pair8;     // two codes per lookup, symbols as bytes
+  std::vector<uint64_t> pair16;    // two codes per lookup, symbols as 16-bit values
 };
 DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11);
 
