@@ -43,6 +43,11 @@ if [ -z "${SKIP_GPU_BENCH:-}" ]; then
   echo "== GPU benchmark"
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
 fi
+if [ -x "$BIN/nvcomp_bench" ] && [ -z "${SKIP_NVCOMP_BENCH:-}" ]; then
+  echo "== nvCOMP on the same data (ANS, GDeflate entropy-only)"
+  LD_LIBRARY_PATH="$BIN/nvcomp/lib64:${LD_LIBRARY_PATH:-}" "$BIN/nvcomp_bench" ${NVCOMP_BENCH_ARGS:-} 2>&1 |
+    tee "$OUT/nvcomp-bench.log" || status=1
+fi
 if [ -x "$BIN/histogram_bench" ] && [ -z "${SKIP_HISTOGRAM_BENCH:-}" ]; then
   echo "== histogram benchmark"
   "$BIN/histogram_bench" ${HISTOGRAM_BENCH_ARGS:-} 2>&1 | tee "$OUT/histogram-bench.log" || status=1

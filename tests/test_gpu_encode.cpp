@@ -170,6 +170,44 @@ TEST(GpuCompress, ValueOutsideTheAlphabetIsReported) {
   EXPECT_EQ(device_compress(data, o).error, 54321u);
 }
 
+// Device-resident decompression (vlec/device.hpp): decode and verify on the GPU.
+TEST(GpuDecompress, DeviceStreamsDecodeAndCorruptionIsCaught) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"quant65536", DType::u16},
+                        std::pair{"quant1024", DType::u32}, std::pair{"uniform", DType::u8}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{300}, std::size_t{65537}, std::size_t{1000003}}) {
+      const uint64_t seed = test::base_seed() + 3 * n;
+      SCOPED_TRACE(std::string(gen) + " n " + std::to_string(n) + " seed " + std::to_string(seed));
+      const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      CompressOptions o;
+      o.codec = CodecChoice::huffman;
+      o.dtype = t;
+      o.chunk_elements = 16384;
+      std::vector<uint8_t> s = compress(data.data(), data.size(), o);
+      cuda::DeviceBuffer<uint8_t> d_s(s.size()), d_out(data.size() + 16);
+      CUDA_CHECK(cudaMemcpy(d_s.get(), s.data(), s.size(), cudaMemcpyHostToDevice));
+      ASSERT_EQ(device::decompressed_size(d_s.get(), s.size()), data.size());
+      cuda::DeviceBuffer<uint8_t> d_temp(device::decompress_temp_bytes(d_s.get(), s.size()));
+      ASSERT_EQ(device::decompress(d_s.get(), s.size(), d_out.get(), data.size(), d_temp.get(), d_temp.size(), nullptr),
+                data.size());
+      std::vector<uint8_t> back(data.size());
+      CUDA_CHECK(cudaMemcpy(back.data(), d_out.get(), back.size(), cudaMemcpyDeviceToHost));
+      ASSERT_TRUE(back == data);
+      // Flip one payload bit in each of several places: always reported.
+      const std::size_t header = inspect(s.data(), s.size()).frames[0].header_bytes;
+      for (std::size_t at : {header, header + (s.size() - header) / 2, s.size() - 1}) {
+        std::vector<uint8_t> bad = s;
+        bad[at] ^= 0x04;
+        CUDA_CHECK(cudaMemcpy(d_s.get(), bad.data(), bad.size(), cudaMemcpyHostToDevice));
+        EXPECT_THROW(device::decompress(d_s.get(), s.size(), d_out.get(), data.size(), d_temp.get(), d_temp.size(),
+                                        nullptr),
+                     Error)
+            << "flip at " << at;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vlec
 #endif  // VLEC_WITH_CUDA

@@ -51,4 +51,16 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
               const CompressOptions& options = {});
 
+// Decompression of a stream that is in device memory. The frame headers are
+// read to the host (a few small synchronous copies) and checked there; every
+// chunk is decoded and verified (sizes, padding, codes, XXH3 checksum) on the
+// GPU. Huffman and raw frames decode on the GPU; other codecs throw
+// ErrorCode::unavailable.
+uint64_t decompressed_size(const void* d_stream, std::size_t stream_bytes);
+std::size_t decompress_temp_bytes(const void* d_stream, std::size_t stream_bytes);
+// Decode every frame into d_out (16-byte aligned, `capacity` bytes); returns
+// the bytes written once the stream has completed. Corruption throws, as on the CPU.
+std::size_t decompress(const void* d_stream, std::size_t stream_bytes, void* d_out, std::size_t capacity,
+                       void* d_temp, std::size_t temp_bytes, Stream stream);
+
 }  // namespace vlec::device

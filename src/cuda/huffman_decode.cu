@@ -1,5 +1,6 @@
 // cuda/huffman_decode.cu: see huffman_decode.hpp. One warp decodes one chunk
-// (or two, interleaved, for more independent work per thread).
+// and verifies it: the chunk's XXH3 is folded from the rows the lanes hold
+// in registers (xxh3_warp.cuh), so checking costs no second pass.
 //
 // Why it is fast: the hot loop is branch-free. A refill is a ballot, two
 // popcounts and one predicated load of a word whose index is clamped into the
@@ -11,6 +12,7 @@
 // compare.
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_decode.hpp"
+#include "cuda/xxh3_warp.cuh"
 #include "huffman/layout.hpp"
 
 namespace vlec::cuda {
@@ -30,27 +32,19 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
   return m;
 }
 
-// Four symbols of a lane, packed for one vector store.
-template <typename Sym> struct Group;
-template <> struct Group<uint8_t> {
-  uint32_t v = 0;
-  __device__ void set(unsigned i, uint32_t s) { v |= s << (8 * i); }
-  __device__ void store(void* base, uint64_t group) const { static_cast<uint32_t*>(base)[group] = v; }
-};
-template <> struct Group<uint16_t> {
-  uint2 v = {0, 0};
-  __device__ void set(unsigned i, uint32_t s) {
-    if (i < 2) v.x |= s << (16 * i); else v.y |= s << (16 * (i - 2));
+// Four symbols of a lane, stored with one vector store.
+template <typename Sym>
+__device__ __forceinline__ void store_group(void* base, uint64_t group, const Sym (&s)[4]) {
+  if constexpr (sizeof(Sym) == 1) {
+    static_cast<uint32_t*>(base)[group] = uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 |
+                                          uint32_t{s[3]} << 24;
+  } else if constexpr (sizeof(Sym) == 2) {
+    static_cast<uint2*>(base)[group] = make_uint2(uint32_t{s[0]} | uint32_t{s[1]} << 16,
+                                                  uint32_t{s[2]} | uint32_t{s[3]} << 16);
+  } else {
+    static_cast<uint4*>(base)[group] = make_uint4(s[0], s[1], s[2], s[3]);
   }
-  __device__ void store(void* base, uint64_t group) const { static_cast<uint2*>(base)[group] = v; }
-};
-template <> struct Group<uint32_t> {
-  uint4 v = {0, 0, 0, 0};
-  __device__ void set(unsigned i, uint32_t s) {
-    if (i == 0) v.x = s; else if (i == 1) v.y = s; else if (i == 2) v.z = s; else v.w = s;
-  }
-  __device__ void store(void* base, uint64_t group) const { static_cast<uint4*>(base)[group] = v; }
-};
+}
 
 // Shared-memory view of the decode tables.
 struct SharedTables {
@@ -109,68 +103,15 @@ struct LaneDecoder {
   }
 };
 
-__device__ void copy_raw_chunk(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, uint32_t bytes,
-                               unsigned lane) {
-  const uint32_t words = bytes / 4;
-  const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
-  uint32_t* d = reinterpret_cast<uint32_t*>(dst);
-  for (uint32_t i = lane; i < words; i += kLanes) d[i] = __ldg(s + i);
-  for (uint32_t i = words * 4 + lane; i < bytes; i += kLanes) dst[i] = src[i];
-}
-
-// A chunk being decoded by the warp.
-template <typename Sym>
-struct ChunkCursor {
-  LaneDecoder d;
-  Sym* out = nullptr;
-  uint64_t index = 0;
-  uint64_t full_rows = 0;
-  uint32_t rest = 0;        // symbols in the final partial row
-  uint32_t word_count = 0;
-  bool live = false;        // a Huffman chunk still to finish (not raw, not past the end)
-};
-
-template <typename Sym, unsigned K, bool kLong>
-__device__ __forceinline__ void decode_row(ChunkCursor<Sym>& c, const SharedTables& t, uint32_t threshold,
-                                           uint64_t row, unsigned lane) {
-  Group<Sym> g;
-#pragma unroll
-  for (unsigned step = 0; step < kGroup / K; ++step) {
-    c.d.refill(true, threshold);
-#pragma unroll
-    for (unsigned k = 0; k < K; ++k) g.set(step * K + k, c.d.template decode<kLong>(t));
-  }
-  g.store(c.out, row * kLanes + lane);
+// Zero padding after a chunk (its bytes [from, to) of the payload).
+__device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to, unsigned lane) {
+  bool ok = true;
+  for (uint64_t i = from + lane; i < to; i += kLanes) ok = ok && payload[i] == 0;
+  return __all_sync(kFullMask, ok);
 }
 
 template <typename Sym, unsigned K, bool kLong>
-__device__ void finish_chunk(ChunkCursor<Sym>& c, const SharedTables& t, uint32_t threshold, uint64_t from_row,
-                             const HuffmanDecodeArgs& a, unsigned lane) {
-  for (uint64_t row = from_row; row < c.full_rows; ++row) decode_row<Sym, K, kLong>(c, t, threshold, row, lane);
-  // The last, partial row: this lane owns `mine` symbols of it.
-  if (c.rest) {
-    const uint32_t mine = c.rest > lane * kGroup ? min(c.rest - lane * kGroup, kGroup) : 0;
-    Sym* tail = c.out + c.full_rows * kRow + lane * kGroup;
-    for (unsigned step = 0; step < kGroup / K; ++step) {
-      c.d.refill(step * K < mine, threshold);
-      for (unsigned k = 0; k < K; ++k)
-        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(c.d.template decode<kLong>(t));
-    }
-  }
-  const uint32_t bad_mask = __ballot_sync(kFullMask, c.d.bad);
-  const uint32_t pad_mask = __ballot_sync(kFullMask, c.d.buf != 0);
-  if (lane == 0)
-    a.status[c.index] = bad_mask ? kChunkBadCode
-                        : c.d.base != c.word_count ? kChunkWordCount
-                        : pad_mask ? kChunkPadding
-                                   : kChunkOk;
-}
-
-// kChunks chunks per warp: their rows are decoded in lockstep so that each
-// thread has kChunks independent dependency chains in flight.
-template <typename Sym, unsigned K, bool kLong, unsigned kChunks>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    huffman_decode_kernel(const HuffmanDecodeArgs a) {
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) huffman_decode_kernel(const HuffmanDecodeArgs a) {
   extern __shared__ uint32_t s_entry[];
   __shared__ uint32_t s_canon[3 * kCanonSlots];
   const uint32_t table_size = a.table.entry ? 1u << a.table.bits : 0;
@@ -178,74 +119,104 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   if (kLong && threadIdx.x < 3 * kCanonSlots) s_canon[threadIdx.x] = a.table.canon[threadIdx.x];
   __syncthreads();
   const SharedTables t{s_entry, s_canon, a.table.sorted, table_size - 1, a.table.bits, a.table.max_length};
-  const uint32_t threshold = K * a.table.max_length;
   const unsigned lane = threadIdx.x % kLanes;
-  const uint64_t warp = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes;
+  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes;
+  if (c >= a.chunk_count) return;
 
-  ChunkCursor<Sym> cur[kChunks];
-  uint64_t common_rows = ~uint64_t{0};
-#pragma unroll
-  for (unsigned k = 0; k < kChunks; ++k) {
-    ChunkCursor<Sym>& c = cur[k];
-    c.index = warp * kChunks + k;
-    if (c.index >= a.chunk_count) {
-      common_rows = 0;
-      continue;
+  const ChunkDesc chunk = a.chunks[c];
+  const uint64_t first = c * a.chunk_elements;
+  const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
+  const uint64_t bytes = n * sizeof(Sym);
+  Sym* out = static_cast<Sym*>(a.out) + first;
+  const uint8_t* out_bytes = reinterpret_cast<const uint8_t*>(out);
+  // The payload's zero padding: after this chunk, and after the last one up to the payload's end.
+  const uint64_t end = chunk.offset + (uint64_t{chunk.stored_bytes} + 3) / 4 * 4;
+  bool padding_ok = padding_zero(a.payload, chunk.offset + chunk.stored_bytes, end, lane);
+  if (c + 1 == a.chunk_count) padding_ok = padding_ok && padding_zero(a.payload, end, a.payload_bytes, lane);
+  uint32_t status = kChunkOk;
+
+  if (chunk.raw) {
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
+    uint32_t* dst = reinterpret_cast<uint32_t*>(out);
+    for (uint64_t i = lane; i < bytes / 4; i += kLanes) dst[i] = __ldg(src + i);
+    for (uint64_t i = bytes / 4 * 4 + lane; i < bytes; i += kLanes)
+      reinterpret_cast<uint8_t*>(out)[i] = a.payload[chunk.offset + i];
+    __syncwarp();
+    if (a.verify) {
+      const uint64_t hash = warp_hash(out_bytes, bytes, lane);
+      if (lane == 0 && hash != chunk.checksum) status = kChunkChecksum;
     }
-    const ChunkDesc chunk = a.chunks[c.index];
-    const uint64_t first = c.index * a.chunk_elements;
-    const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
-    c.out = static_cast<Sym*>(a.out) + first;
-    if (chunk.raw) {
-      copy_raw_chunk(a.payload + chunk.offset, reinterpret_cast<uint8_t*>(c.out), chunk.stored_bytes, lane);
-      if (lane == 0) a.status[c.index] = kChunkOk;
-      common_rows = 0;
-      continue;
+    if (!padding_ok) status = kChunkPadding;
+    if (lane == 0) a.status[c] = status;
+    return;
+  }
+
+  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  const uint64_t hash_blocks = bytes > 240 ? (bytes - 1) / 1024 : 0;
+  const uint32_t threshold = K * a.table.max_length;
+  LaneDecoder d;
+  d.words = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
+  const uint32_t word_count = chunk.stored_bytes / 4;
+  d.last_word = word_count - 1;  // Huffman chunks hold at least one word (frame.cpp)
+  RowHasher<Sym> hasher;
+  uint64_t acc = init_acc_lane(lane);
+  const uint64_t full_rows = n / kRow;
+  for (uint64_t row = 0; row < full_rows; ++row) {
+    Sym s[4];
+#pragma unroll
+    for (unsigned step = 0; step < kGroup / K; ++step) {
+      d.refill(true, threshold);
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) s[step * K + k] = static_cast<Sym>(d.template decode<kLong>(t));
     }
-    c.live = true;
-    c.d.words = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
-    c.word_count = chunk.stored_bytes / 4;
-    c.d.last_word = c.word_count - 1;  // Huffman chunks hold at least one word (frame.cpp)
-    c.full_rows = n / kRow;
-    c.rest = static_cast<uint32_t>(n % kRow);
-    common_rows = min(common_rows, c.full_rows);
+    store_group(out, row * kLanes + lane, s);
+    if (a.verify && row / kRowsPerBlock < hash_blocks) {  // warp-uniform
+      hasher.add(s, static_cast<unsigned>(row % kRowsPerBlock), lane);
+      if (row % kRowsPerBlock == kRowsPerBlock - 1) hasher.fold(acc, lane);
+    }
   }
-  for (uint64_t row = 0; row < common_rows; ++row) {
-#pragma unroll
-    for (unsigned k = 0; k < kChunks; ++k) decode_row<Sym, K, kLong>(cur[k], t, threshold, row, lane);
+  // The last, partial row: this lane owns `mine` symbols of it.
+  const uint32_t rest = static_cast<uint32_t>(n % kRow);
+  if (rest) {
+    const uint32_t mine = rest > lane * kGroup ? min(rest - lane * kGroup, kGroup) : 0;
+    Sym* tail = out + full_rows * kRow + lane * kGroup;
+    for (unsigned step = 0; step < kGroup / K; ++step) {
+      d.refill(step * K < mine, threshold);
+      for (unsigned k = 0; k < K; ++k)
+        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode<kLong>(t));
+    }
   }
-#pragma unroll
-  for (unsigned k = 0; k < kChunks; ++k)
-    if (cur[k].live) finish_chunk<Sym, K, kLong>(cur[k], t, threshold, common_rows, a, lane);
+  const uint32_t bad_mask = __ballot_sync(kFullMask, d.bad);
+  const uint32_t pad_mask = __ballot_sync(kFullMask, d.buf != 0);
+  status = bad_mask ? kChunkBadCode : d.base != word_count ? kChunkWordCount : pad_mask || !padding_ok ? kChunkPadding
+                                                                                                      : kChunkOk;
+  if (a.verify && status == kChunkOk) {
+    __syncwarp();  // the tail of the chunk is hashed from what the lanes stored
+    const uint64_t hash = bytes <= 240 ? (lane == 0 ? xxh3::hash64_short(out_bytes, bytes) : 0)
+                                       : finish_long_warp(acc, out_bytes, bytes, lane);
+    if (lane == 0 && hash != chunk.checksum) status = kChunkChecksum;
+  }
+  if (lane == 0) a.status[c] = status;
 }
 
-template <typename Sym, unsigned kChunks>
+template <typename Sym>
 void launch_typed(const HuffmanDecodeArgs& a, cudaStream_t stream) {
-  const uint64_t warps = (a.chunk_count + kChunks - 1) / kChunks;
-  const unsigned blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  const unsigned blocks = static_cast<unsigned>((a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock);
   const std::size_t smem = a.table.entry ? sizeof(uint32_t) << a.table.bits : 0;
   const bool long_codes = a.table.max_length > a.table.bits;
   const unsigned K = huffman::symbols_per_step(a.table.max_length);
   const dim3 grid(blocks), block(kWarpsPerBlock * 32);
   if (K == 4)
-    huffman_decode_kernel<Sym, 4, false, kChunks><<<grid, block, smem, stream>>>(a);
+    huffman_decode_kernel<Sym, 4, false><<<grid, block, smem, stream>>>(a);
   else if (K == 2 && !long_codes)
-    huffman_decode_kernel<Sym, 2, false, kChunks><<<grid, block, smem, stream>>>(a);
+    huffman_decode_kernel<Sym, 2, false><<<grid, block, smem, stream>>>(a);
   else if (K == 2)
-    huffman_decode_kernel<Sym, 2, true, kChunks><<<grid, block, smem, stream>>>(a);
+    huffman_decode_kernel<Sym, 2, true><<<grid, block, smem, stream>>>(a);
   else if (!long_codes)
-    huffman_decode_kernel<Sym, 1, false, kChunks><<<grid, block, smem, stream>>>(a);
+    huffman_decode_kernel<Sym, 1, false><<<grid, block, smem, stream>>>(a);
   else
-    huffman_decode_kernel<Sym, 1, true, kChunks><<<grid, block, smem, stream>>>(a);
+    huffman_decode_kernel<Sym, 1, true><<<grid, block, smem, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
-}
-
-template <typename Sym>
-void launch_width(const HuffmanDecodeArgs& a, cudaStream_t stream) {
-  if (a.chunks_per_warp == 2)
-    launch_typed<Sym, 2>(a, stream);
-  else
-    launch_typed<Sym, 1>(a, stream);
 }
 
 }  // namespace
@@ -253,9 +224,9 @@ void launch_width(const HuffmanDecodeArgs& a, cudaStream_t stream) {
 void launch_huffman_decode(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   if (a.chunk_count == 0) return;
   switch (a.width) {
-    case 1: return launch_width<uint8_t>(a, stream);
-    case 2: return launch_width<uint16_t>(a, stream);
-    case 4: return launch_width<uint32_t>(a, stream);
+    case 1: return launch_typed<uint8_t>(a, stream);
+    case 2: return launch_typed<uint16_t>(a, stream);
+    case 4: return launch_typed<uint32_t>(a, stream);
   }
   VLEC_REQUIRE(false, "GPU Huffman decoding takes 1-, 2- or 4-byte elements, not ", a.width);
 }

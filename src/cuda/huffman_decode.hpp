@@ -24,6 +24,7 @@ struct ChunkDesc {
   uint64_t offset;        // payload-relative byte offset (a multiple of 4)
   uint32_t stored_bytes;
   uint32_t raw;           // 1 if stored uncompressed
+  uint64_t checksum;      // XXH3-64 of the chunk's original bytes, verified on the decoded data
 };
 
 // Decode tables on the device: a primary table of 2^bits entries, each
@@ -38,10 +39,17 @@ struct DeviceDecodeTable {
 };
 
 // Status codes a chunk decode leaves in `status[c]`.
-enum ChunkStatus : uint32_t { kChunkOk = 0, kChunkWordCount = 1, kChunkPadding = 2, kChunkBadCode = 3 };
+enum ChunkStatus : uint32_t {
+  kChunkOk = 0,
+  kChunkWordCount = 1,  // the words do not match the symbols
+  kChunkPadding = 2,    // padding bits (or padding bytes after a raw chunk) are not zero
+  kChunkBadCode = 3,    // a bit pattern that is no code
+  kChunkChecksum = 4,   // the decoded data does not match the chunk checksum
+};
 
 struct HuffmanDecodeArgs {
   const uint8_t* payload;    // device: the frame payload
+  uint64_t payload_bytes;    // its size (padding included)
   const ChunkDesc* chunks;   // device
   uint64_t chunk_count;
   uint32_t chunk_elements;
@@ -50,10 +58,10 @@ struct HuffmanDecodeArgs {
   void* out;                 // device: elements * width bytes
   uint32_t* status;          // device: one per chunk
   DeviceDecodeTable table;
-  unsigned chunks_per_warp = 1;  // 1 or 2: chunks a warp decodes interleaved
+  bool verify = true;             // check each chunk's checksum on the decoded data
 };
 
-// The chunk descriptors of a parsed frame, for upload.
+// The chunk descriptors of a parsed frame, for upload (frame_decode.cu).
 std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& frame);
 
 // Enqueue the decode of every chunk on `stream`.

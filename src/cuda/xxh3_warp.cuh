@@ -73,7 +73,36 @@ struct RowHasher {
     }
     sum_a = sum_b = 0;
   }
+
+  // End of a 1 KiB block for a warp that folds its own chunk: gather the
+  // block's totals into lanes 0..7 and fold them into acc (= acc[lane]).
+  __device__ __forceinline__ void fold(uint64_t& acc, unsigned lane) {
+    constexpr unsigned first = sizeof(Sym) == 1 ? 1 : sizeof(Sym) == 2 ? 8 : 4;
+    for (unsigned m = first; m < 32; m <<= 1) {
+      if (sizeof(Sym) == 1 && m == 2) m = 16;
+      sum_a += __shfl_xor_sync(kFullMaskXxh, sum_a, m);
+      sum_b += __shfl_xor_sync(kFullMaskXxh, sum_b, m);
+    }
+    // The leader lane holding accumulator index a: 2a (u8), a (u16), a / 2 for even a (u32).
+    const unsigned i = lane % 8, j = i ^ 1;
+    const unsigned src_a = sizeof(Sym) == 1 ? 2 * i : sizeof(Sym) == 2 ? i : i / 2;
+    const unsigned src_b = sizeof(Sym) == 1 ? 2 * j : sizeof(Sym) == 2 ? j : j / 2;
+    const uint64_t ta = __shfl_sync(kFullMaskXxh, sum_a, src_a);
+    const uint64_t tb = __shfl_sync(kFullMaskXxh, sum_b, src_b);
+    const bool has_a = sizeof(Sym) != 4 || i % 2 == 0, has_b = sizeof(Sym) != 4 || j % 2 == 0;
+    if (lane < 8) acc = xxh3::scramble(acc + (has_a ? ta : 0) + (has_b ? tb : 0), lane);
+    sum_a = sum_b = 0;
+  }
 };
+
+__device__ __forceinline__ uint64_t init_acc_lane(unsigned lane) {
+  uint64_t init[8];
+  xxh3::init_acc(init);
+  uint64_t acc = 0;
+  for (unsigned i = 0; i < 8; ++i)
+    if (lane == i) acc = init[i];
+  return acc;
+}
 
 // The tail of a long hash, by a whole warp: the stripes after the last whole
 // block and the final (overlapping, unaligned) stripe only add to the

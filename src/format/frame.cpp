@@ -113,6 +113,21 @@ FrameHeader read_fixed_header(const uint8_t* d, std::size_t available, uint64_t 
 }
 
 ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
+  ParsedFrame f = parse_frame_header(d, available, available, at);
+  // Alignment padding between chunks and at the end must be zero, so that no
+  // bit of a frame escapes every check.
+  const uint64_t used = f.offsets.empty() ? 0 : f.offsets.back() + align_up(f.index.back().stored_bytes, 4);
+  for (uint64_t c = 0; c < f.index.size(); ++c)
+    for (uint64_t i = f.offsets[c] + f.index[c].stored_bytes; i < f.offsets[c] + align_up(f.index[c].stored_bytes, 4); ++i)
+      SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "padding after chunk ", c, " of the frame at byte ",
+                   at, " is not zero");
+  for (uint64_t i = used; i < f.header.frame_bytes - f.header.header_area_bytes(); ++i)
+    SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "payload padding of the frame at byte ", at,
+                 " is not zero");
+  return f;
+}
+
+ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::size_t stream_available, uint64_t at) {
   ParsedFrame f;
   f.stream_offset = at;
   f.header = read_fixed_header(d, available, at);
@@ -154,18 +169,9 @@ ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
     SAFETY_CHECK(d[i] == 0, ErrorCode::corrupt_stream, "header padding of the frame at byte ", at, " is not zero");
   SAFETY_CHECK(align_up(offset, 8) == h.frame_bytes - area, ErrorCode::corrupt_stream, "frame at byte ", at,
                " has payload size ", h.frame_bytes - area, " but its index describes ", align_up(offset, 8));
-  SAFETY_CHECK(available >= h.frame_bytes, ErrorCode::truncated_stream, "stream ends inside the frame at byte ",
-               at, " (", available, " of ", h.frame_bytes, " bytes)");
-  f.payload = d + area;
-  // Alignment padding between chunks and at the end must be zero, so that no
-  // bit of a frame escapes every check.
-  for (uint64_t c = 0; c < chunks; ++c)
-    for (uint64_t i = f.offsets[c] + f.index[c].stored_bytes; i < f.offsets[c] + align_up(f.index[c].stored_bytes, 4); ++i)
-      SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "padding after chunk ", c, " of the frame at byte ",
-                   at, " is not zero");
-  for (uint64_t i = offset; i < h.frame_bytes - area; ++i)
-    SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "payload padding of the frame at byte ", at,
-                 " is not zero");
+  SAFETY_CHECK(stream_available >= h.frame_bytes, ErrorCode::truncated_stream, "stream ends inside the frame at byte ",
+               at, " (", stream_available, " of ", h.frame_bytes, " bytes)");
+  f.payload = d + area;  // valid only where the payload is in `d` (parse_frame)
   return f;
 }
 

@@ -82,4 +82,11 @@ struct ParsedFrame {
 // contents are checked later by their decoders and checksums).
 ParsedFrame parse_frame(const uint8_t* data, std::size_t available, uint64_t stream_offset);
 
+// The same checks without the payload: `data` holds at least the header area
+// (`available` bytes), the stream holds `stream_available` bytes from the
+// frame's start. The payload's padding is then for the caller to check (the
+// GPU decoder does). ParsedFrame::payload is not meaningful.
+ParsedFrame parse_frame_header(const uint8_t* data, std::size_t available, std::size_t stream_available,
+                               uint64_t stream_offset);
+
 }  // namespace vlec::format

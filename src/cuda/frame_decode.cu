@@ -1,0 +1,118 @@
+// cuda/frame_decode.cu: see frame_decode.hpp.
+#include "cuda/frame_decode.hpp"
+
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/huffman_decode.hpp"
+#include "huffman/chunk_codec.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+constexpr unsigned kTableBits = 11;  // 8 KiB shared table: codes up to 11 bits in one lookup
+constexpr std::size_t kAlign = 256;
+
+struct Temp {
+  ChunkDesc* descs;
+  uint32_t* status;
+  uint32_t* entry;
+  uint32_t* sorted;
+  uint32_t* canon;
+  std::size_t total;
+};
+
+Temp carve(void* base, uint64_t chunks) {
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t here = at;
+    at += (bytes + kAlign - 1) / kAlign * kAlign;
+    return static_cast<uint8_t*>(base) + here;
+  };
+  Temp t;
+  t.descs = reinterpret_cast<ChunkDesc*>(take(sizeof(ChunkDesc) * std::max<uint64_t>(chunks, 1)));
+  t.status = reinterpret_cast<uint32_t*>(take(4 * std::max<uint64_t>(chunks, 1)));
+  t.entry = reinterpret_cast<uint32_t*>(take(4u << kTableBits));
+  t.sorted = reinterpret_cast<uint32_t*>(take(4 * huffman::kMaxAlphabet));
+  t.canon = reinterpret_cast<uint32_t*>(take(4 * 3 * kCanonSlots));
+  t.total = at;
+  return t;
+}
+
+}  // namespace
+
+bool frame_decodable(const format::FrameHeader& h) {
+  return (h.codec == Codec::huffman || h.codec == Codec::raw) && h.width <= 4;
+}
+
+std::size_t frame_decode_temp_bytes(const format::ParsedFrame& f) { return carve(nullptr, f.header.chunks()).total; }
+
+std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
+  std::vector<ChunkDesc> d(f.index.size());
+  for (std::size_t c = 0; c < d.size(); ++c) {
+    d[c].offset = f.offsets[c];
+    d[c].stored_bytes = f.index[c].stored_bytes;
+    d[c].raw = f.index[c].stored_bytes == f.header.chunk_elements_of(c) * f.header.width;
+    d[c].checksum = f.index[c].checksum;
+  }
+  return d;
+}
+
+HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
+                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  const format::FrameHeader& h = f.header;
+  VLEC_REQUIRE(frame_decodable(h), "the GPU decoder does not take ", to_string(h.codec), " frames");
+  const uint64_t chunks = h.chunks();
+  HuffmanDecodeArgs a{};
+  if (chunks == 0) return a;
+  const Temp t = carve(d_temp, chunks);
+  VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
+  const std::vector<ChunkDesc> descs = chunk_descs(f);
+  CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
+  if (h.codec == Codec::huffman) {
+    const huffman::DecodeTable table = huffman::make_decode_table(f.codebooks[0], kTableBits);
+    std::vector<uint32_t> canon(3 * kCanonSlots);
+    for (unsigned l = 0; l < kCanonSlots; ++l)
+      canon[l] = table.first[l], canon[kCanonSlots + l] = table.count[l], canon[2 * kCanonSlots + l] = table.offset[l];
+    CUDA_CHECK(cudaMemcpyAsync(t.entry, table.entry.data(), 4 * table.entry.size(), cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(t.sorted, table.sorted.data(), 4 * table.sorted.size(), cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(t.canon, canon.data(), 4 * canon.size(), cudaMemcpyHostToDevice, stream));
+    a.table = {t.entry, t.sorted, t.canon, table.bits, table.max_length};
+  }
+  a.payload = d_payload;
+  a.payload_bytes = h.frame_bytes - h.header_area_bytes();
+  a.chunks = t.descs;
+  a.chunk_count = chunks;
+  a.chunk_elements = h.chunk_elements;
+  a.elements = h.elements;
+  a.width = h.width;
+  a.out = d_out;
+  a.status = t.status;
+  // The host vectors above may go: cudaMemcpyAsync from pageable memory returns once the data is staged.
+  return a;
+}
+
+void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
+                         std::size_t temp_bytes, cudaStream_t stream) {
+  launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream), stream);
+}
+
+void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
+  const uint64_t chunks = f.header.chunks();
+  if (chunks == 0) return;
+  const Temp t = carve(const_cast<void*>(d_temp), chunks);
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), t.status, 4 * chunks, cudaMemcpyDeviceToHost));
+  for (uint64_t c = 0; c < chunks; ++c)
+    SAFETY_CHECK(status[c] == kChunkOk,
+                 status[c] == kChunkChecksum ? ErrorCode::checksum_mismatch : ErrorCode::corrupt_stream,
+                 status[c] == kChunkChecksum ? "checksum mismatch in chunk " : "chunk ", c, " of the frame at byte ",
+                 f.stream_offset, ": ",
+                 status[c] == kChunkWordCount  ? "its words do not match its symbols"
+                 : status[c] == kChunkPadding  ? "padding is not zero"
+                 : status[c] == kChunkChecksum ? "the stream is corrupt"
+                                               : "invalid Huffman code");
+}
+
+}  // namespace vlec::cuda

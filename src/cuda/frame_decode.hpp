@@ -1,0 +1,36 @@
+// cuda/frame_decode.hpp: decoding one frame on the GPU. The header area is
+// parsed and checked on the host (format::parse_frame_header); the payload
+// is on the device; the kernel checks every chunk's sizes, padding, codes
+// and checksum, and the status is read back once per frame.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/huffman_decode.hpp"
+#include "format/frame.hpp"
+
+namespace vlec::cuda {
+
+// Whether the GPU decoder handles this frame's codec and element type.
+bool frame_decodable(const format::FrameHeader& h);
+
+std::size_t frame_decode_temp_bytes(const format::ParsedFrame& frame);
+
+// Enqueue the decode of `frame` (header parsed on the host) from d_payload
+// into d_out (elements * width bytes, 16-byte aligned).
+void decode_frame_device(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
+                         std::size_t temp_bytes, cudaStream_t stream);
+
+// The two halves of decode_frame_device, for benchmarks that time the kernel
+// alone: upload descriptors and tables (returns the kernel's arguments; an
+// empty frame gives chunk_count 0), then launch_huffman_decode(args).
+HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
+                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+
+// After the stream completed: throws the CPU decoder's error for the first bad chunk.
+void check_frame_decode(const format::ParsedFrame& frame, const void* d_temp);
+
+}  // namespace vlec::cuda
