@@ -94,5 +94,42 @@ TEST(Gpu, CorruptionAndTruncationAreReported) {
     EXPECT_THROW(decompress(s.data(), cut, kGpu), Error) << "cut at " << cut;
 }
 
+// The host API with Backend::cuda writes the CPU backend's bytes for every codec.
+TEST(Gpu, HostApiCompressMatchesCpu) {
+  REQUIRE_GPU();
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"runs", DType::u8},
+                        std::pair{"quant1024", DType::u16}, std::pair{"uniform", DType::u8}}) {
+    const uint64_t seed = test::base_seed() + 5;
+    const std::vector<uint8_t> data = test::sample(gen, 200003, t, seed);
+    for (CodecChoice c : {CodecChoice::automatic, CodecChoice::huffman, CodecChoice::raw, CodecChoice::rle,
+                          CodecChoice::rle_huffman}) {
+      SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(c)) + " seed " + std::to_string(seed));
+      CompressOptions o;
+      o.codec = c;
+      o.dtype = t;
+      o.backend = Backend::cpu;
+      const std::vector<uint8_t> cpu = compress(data.data(), data.size(), o);
+      o.backend = Backend::cuda;
+      const std::vector<uint8_t> gpu = compress(data.data(), data.size(), o);
+      ASSERT_TRUE(gpu == cpu);
+      ASSERT_EQ(decompress(gpu.data(), gpu.size(), kGpu), data);
+    }
+  }
+  // Errors are the CPU's: a u32 value outside the alphabet, named with its index.
+  std::vector<uint32_t> v(5000, 3);
+  v[4321] = 1u << 20;
+  CompressOptions o;
+  o.codec = CodecChoice::huffman;
+  o.dtype = DType::u32;
+  o.backend = Backend::cuda;
+  try {
+    compress(v.data(), 4 * v.size(), o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::value_out_of_alphabet);
+    EXPECT_NE(std::string(e.what()).find("value 1048576 at element 4321"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace vlec

@@ -79,7 +79,10 @@ std::vector<uint8_t> compress(const void* input, std::size_t bytes, const Compre
   p.chunk_elements = chunk_elements_of(o);
   p.max_code_length = o.max_code_length;
   p.threads = o.threads;
-  use_cuda(o.backend);  // checks availability; GPU encoding is not yet wired in: CPU bytes are identical
+  if (use_cuda(o.backend) && cuda::can_encode(p.codec, p.dtype))
+    return cuda::compress_frame(static_cast<const uint8_t*>(input), bytes / w, p.codec, p.dtype, p.chunk_elements,
+                                p.max_code_length);
+  // The rle codecs, and every codec without a GPU, on the CPU: the same bytes.
   return cpu::compress_frame(static_cast<const uint8_t*>(input), bytes / w, p);
 }
 

@@ -11,6 +11,11 @@ namespace vlec::cuda {
 bool built() { return false; }
 bool available() { return false; }
 bool can_decode(const format::ParsedFrame&) { return false; }
+bool can_encode(Codec, DType) { return false; }
+std::vector<uint8_t> compress_frame(const uint8_t*, uint64_t, Codec, DType, uint32_t, unsigned) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+  return {};
+}
 void decompress_frame(const format::ParsedFrame&, uint8_t*) {
   SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
 }

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include <vector>
+
 #include "format/frame.hpp"
 
 namespace vlec::cuda {
@@ -14,6 +16,14 @@ bool available();  // built, and a usable GPU (compute capability >= 7.0) is pre
 
 // Whether the GPU decoder handles this frame's codec and element type.
 bool can_decode(const format::ParsedFrame& frame);
+
+// Whether the GPU encoder writes this codec and element type.
+bool can_encode(Codec codec, DType dtype);
+
+// Compress host data into one frame on the GPU: the same bytes as
+// cpu::compress_frame with the same parameters, and the same errors.
+std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, Codec codec, DType dtype,
+                                    uint32_t chunk_elements, unsigned max_code_length);
 
 // Decode a parsed frame on the GPU into host memory `out` (elements * width
 // bytes), verifying every chunk's checksum. Same errors as the CPU decoder.
