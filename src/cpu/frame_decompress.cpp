@@ -55,8 +55,11 @@ void decompress_frame(const format::ParsedFrame& f, uint8_t* out, unsigned threa
   const format::FrameHeader& h = f.header;
   const unsigned w = h.width;
   Tables tables;
-  if (format::codebook_count(h.codec) >= 1) tables.values = huffman::make_decode_table(f.codebooks[0]);
-  if (format::codebook_count(h.codec) >= 2) tables.lengths = huffman::make_decode_table(f.codebooks[1]);
+  // Only the pair table of the symbol width each codebook decodes is built.
+  const unsigned value_bytes = h.codec == Codec::rle_huffman ? (w == 1 ? 1 : 2) : w;
+  if (format::codebook_count(h.codec) >= 1)
+    tables.values = huffman::make_decode_table(f.codebooks[0], 11, value_bytes);
+  if (format::codebook_count(h.codec) >= 2) tables.lengths = huffman::make_decode_table(f.codebooks[1], 11, 2);
   parallel_for(f.index.size(), threads, [&](std::size_t c) {
     const format::ChunkEntry& e = f.index[c];
     const uint64_t n = h.chunk_elements_of(c);

@@ -68,7 +68,7 @@ HuffmanStageReport time_huffman_stages(const uint8_t* data, uint64_t elements, D
                                        (chunk_n(c) * w - 1) / 4, c * chunk_elements);
     });
   });
-  const huffman::DecodeTable dtable = huffman::make_decode_table(book);
+  const huffman::DecodeTable dtable = huffman::make_decode_table(book, 11, w);
   std::vector<uint8_t> out(elements * w);
   r.decode_s = median_of(repeat, [&] {
     parallel_for(chunks, threads, [&](std::size_t c) {

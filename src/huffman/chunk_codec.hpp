@@ -67,11 +67,14 @@ struct DecodeTable {
   std::vector<uint32_t> single;    // one code per lookup
   std::vector<uint32_t> long_info; // per `single` index: where its longer codes are in `sub`
   std::vector<uint32_t> sub;       // second-level entries of codes longer than single_bits
-  unsigned pair_bits = 0;          // index width of the pair tables (0: none)
+  unsigned pair8_bits = 0;         // index width of pair8 (0: none)
+  unsigned pair16_bits = 0;        // index width of pair16 (0: none)
   std::vector<uint32_t> pair8;     // two codes per lookup, symbols as bytes
   std::vector<uint64_t> pair16;    // two codes per lookup, symbols as 16-bit values
 };
-DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11);
+// symbol_bytes: the width of the symbols the table will decode (1, 2 or 4),
+// so that only that width's pair table is built; 0 builds both.
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11, unsigned symbol_bytes = 0);
 
 // Decode a chunk of `n` symbols from `words` (`word_count` 32-bit little-endian
 // words at any alignment). Throws corrupt_stream if the words do not hold

@@ -15,6 +15,7 @@
 // leaves its registers. The last rows, whose refills could run past the
 // chunk, are decoded the same way from a zero-padded copy of its last words.
 #include <algorithm>
+#include <type_traits>
 
 #include "common/bits.hpp"
 #include "common/safety.hpp"
@@ -37,7 +38,12 @@ constexpr std::size_t kMaxSubEntries = std::size_t{1} << 20;
 // Pair tables, for symbols of W bits: s1 | s2 << W | total length << 2W.
 // An entry with the flag bit 2W + 7 set is a step the entry cannot complete;
 // it holds s1 | l1 << 2W if the first code fits (l1 = 0 if not).
-constexpr unsigned kPairBits = 12;
+// Index widths: 13 bits for bytes (8,192 entries of 4 bytes, 32 KiB) leave
+// text about one step in twenty for the slow path, against one in eleven at
+// 12 bits (measured on the Canterbury texts); 16-bit symbols take 12 bits
+// (4,096 entries of 8 bytes).
+constexpr unsigned kPairBits8 = 13;
+constexpr unsigned kPairBits16 = 12;
 template <unsigned W>
 constexpr uint64_t kPairSlow = uint64_t{1} << (2 * W + 7);
 
@@ -48,7 +54,7 @@ constexpr unsigned kMinPairShare = 128;
 
 }  // namespace
 
-DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits) {
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes) {
   DecodeTable t;
   t.max_length = book.max_length;
   if (book.empty()) return t;
@@ -117,37 +123,44 @@ DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits) {
         t.sub[(info >> 5) + (rest | hi << (l - sb))] = s | l << 16;
     }
 
-  // Pair tables, for steps of two or four symbols.
+  // Pair tables, for steps of two or four symbols, for the symbol widths the
+  // caller will decode (symbol_bytes 0: both).
   if (K >= 2) {
-    const unsigned pb = std::min(kPairBits, 2 * book.max_length);
     // The single entry of a code of length <= avail in the low bits of v, or 0.
     auto known = [&](uint32_t v, unsigned avail) -> uint32_t {
       const uint32_t e = t.single[v & single_mask];
       const unsigned l = e >> 16;
       return (e & kSingleLong) || l == 0 || l > avail ? 0 : e;
     };
-    std::vector<uint32_t> pair8(std::size_t{1} << pb);
-    std::vector<uint64_t> pair16(std::size_t{1} << pb);
-    std::size_t complete = 0;
-    for (uint32_t i = 0; i < (1u << pb); ++i) {
-      const uint32_t e1 = known(i, pb);
-      const uint32_t l1 = e1 >> 16;
-      const uint32_t e2 = e1 ? known(i >> l1, pb - l1) : 0;
-      const uint32_t s1 = e1 & 0xFFFF, s2 = e2 & 0xFFFF;
-      if (e2) {
-        const uint32_t l = l1 + (e2 >> 16);
-        pair8[i] = (s1 & 0xFF) | (s2 & 0xFF) << 8 | l << 16;
-        pair16[i] = s1 | s2 << 16 | uint64_t{l} << 32;
-        ++complete;
-      } else {
-        pair8[i] = static_cast<uint32_t>(kPairSlow<8>) | (s1 & 0xFF) | l1 << 16;
-        pair16[i] = kPairSlow<16> | s1 | uint64_t{l1} << 32;
+    // Fills `pair` (entries of W-bit symbols) with index width pb; returns
+    // the share, in 256ths, of indexes that hold two codes.
+    auto fill_pairs = [&](auto& pair, unsigned W, unsigned pb) -> std::size_t {
+      using E = typename std::decay_t<decltype(pair)>::value_type;
+      pair.resize(std::size_t{1} << pb);
+      const uint32_t sym_mask = (1u << W) - 1;
+      const E slow = E{1} << (2 * W + 7);
+      std::size_t complete = 0;
+      for (uint32_t i = 0; i < (1u << pb); ++i) {
+        const uint32_t e1 = known(i, pb);
+        const uint32_t l1 = e1 >> 16;
+        const uint32_t e2 = e1 ? known(i >> l1, pb - l1) : 0;
+        const E s1 = e1 & sym_mask, s2 = e2 & sym_mask;
+        if (e2) {
+          pair[i] = s1 | s2 << W | E{l1 + (e2 >> 16)} << (2 * W);
+          ++complete;
+        } else {
+          pair[i] = slow | s1 | E{l1} << (2 * W);
+        }
       }
+      return complete * 256 / pair.size();
+    };
+    if (symbol_bytes <= 1) {
+      const unsigned pb = std::min(kPairBits8, 2 * book.max_length);
+      if (fill_pairs(t.pair8, 8, pb) >= kMinPairShare) t.pair8_bits = pb; else t.pair8 = {};
     }
-    if (complete * 256 >= kMinPairShare * pair8.size()) {
-      t.pair_bits = pb;
-      t.pair8 = std::move(pair8);
-      t.pair16 = std::move(pair16);
+    if (symbol_bytes != 1) {
+      const unsigned pb = std::min(kPairBits16, 2 * book.max_length);
+      if (fill_pairs(t.pair16, 16, pb) >= kMinPairShare) t.pair16_bits = pb; else t.pair16 = {};
     }
   }
   return t;
@@ -228,18 +241,21 @@ struct PairTable {
   using E = uint64_t;
   static constexpr unsigned W = 16;
   static const E* get(const DecodeTable& t) { return t.pair16.data(); }
+  static unsigned bits(const DecodeTable& t) { return t.pair16_bits; }
 };
 template <>
 struct PairTable<uint8_t> {
   using E = uint32_t;
   static constexpr unsigned W = 8;
   static const E* get(const DecodeTable& t) { return t.pair8.data(); }
+  static unsigned bits(const DecodeTable& t) { return t.pair8_bits; }
 };
 
 // Full rows while a whole row's worth of words (at most one per lane-step)
 // is in bounds; `p` is the next word.
 template <typename Sym, unsigned K, bool kPairs>
-std::size_t decode_full_rows(const uint8_t* words, std::size_t word_count, std::size_t full_rows,
+[[gnu::always_inline]] inline std::size_t decode_full_rows_body(const uint8_t* words, std::size_t word_count,
+                                                                std::size_t full_rows,
                              const DecodeTable& t, Lanes& L, std::size_t& p_io, Sym* out) {
   using Pair = PairTable<Sym>;
   using E = typename Pair::E;
@@ -248,7 +264,7 @@ std::size_t decode_full_rows(const uint8_t* words, std::size_t word_count, std::
   constexpr std::size_t kRowWords = kLanes * kSteps;
   const uint64_t T = refill_threshold(t.max_length);
   const uint64_t single_mask = (uint64_t{1} << t.single_bits) - 1;
-  const uint64_t pair_mask = (uint64_t{1} << t.pair_bits) - 1;
+  const uint64_t pair_mask = (uint64_t{1} << Pair::bits(t)) - 1;
   const uint32_t* single = t.single.data();
   const E* pair = kPairs ? Pair::get(t) : nullptr;
   std::size_t p = p_io;
@@ -304,6 +320,29 @@ std::size_t decode_full_rows(const uint8_t* words, std::size_t word_count, std::
   return row;
 }
 
+// The hot loop compiled twice: for any x86-64, and with BMI2, whose
+// shlx/shrx shift by a register in one micro-op where shl/shr take three (the
+// loop shifts twice per lookup); decode_chunk picks one at run time.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VLEC_HAVE_BMI2_CLONE 1
+template <typename Sym, unsigned K, bool kPairs>
+__attribute__((target("bmi2"))) std::size_t decode_full_rows_bmi2(const uint8_t* words, std::size_t word_count,
+                                                                  std::size_t full_rows, const DecodeTable& t,
+                                                                  Lanes& L, std::size_t& p_io, Sym* out) {
+  return decode_full_rows_body<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
+}
+const bool kCpuHasBmi2 = __builtin_cpu_supports("bmi2");
+#endif
+
+template <typename Sym, unsigned K, bool kPairs>
+std::size_t decode_full_rows(const uint8_t* words, std::size_t word_count, std::size_t full_rows,
+                             const DecodeTable& t, Lanes& L, std::size_t& p_io, Sym* out) {
+#ifdef VLEC_HAVE_BMI2_CLONE
+  if (kCpuHasBmi2) return decode_full_rows_bmi2<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
+#endif
+  return decode_full_rows_body<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
+}
+
 template <typename Sym, unsigned K, bool kPairs>
 void decode_lanes(const uint8_t* words, std::size_t word_count, std::size_t n, const DecodeTable& t, Sym* out) {
   constexpr std::size_t kRowWords = kLanes * (kGroup / K);
@@ -357,7 +396,7 @@ template <typename Sym>
 void decode_typed(const uint8_t* words, std::size_t word_count, std::size_t n, const DecodeTable& t,
                   void* out) {
   Sym* o = static_cast<Sym*>(out);
-  const bool pairs = t.pair_bits != 0;
+  const bool pairs = PairTable<Sym>::bits(t) != 0;
   switch (symbols_per_step(t.max_length)) {
     case 4:
       return pairs ? decode_lanes<Sym, 4, true>(words, word_count, n, t, o)
