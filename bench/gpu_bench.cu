@@ -160,13 +160,31 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaMemcpy(&gpu_size, d_size.get(), 8, cudaMemcpyDeviceToHost));
       std::vector<uint8_t> gpu_frame(std::min<uint64_t>(gpu_size, d_frame.size()));
       CUDA_CHECK(cudaMemcpy(gpu_frame.data(), d_frame.get(), gpu_frame.size(), cudaMemcpyDeviceToHost));
-      const bool same = gpu_frame == frame;
+      bool same = gpu_frame == frame;
       const double enc_gbs = sample.bytes.size() / enc_ms / 1e6;
       std::printf("%-12s %-5s %8u %4u %8.4f %7u %10.3f %12.1f %8.1f%% %10.3f %12.1f %8.1f%% %s%s   (CPU encode %.2f s)\n",
                   name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, per_warp,
                   double(sample.bytes.size()) / frame.size(), f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs,
                   enc_ms, enc_gbs, 100 * enc_gbs / copy_gbs, ok ? "decode ok" : "DECODE WRONG",
                   same ? ", encode = CPU bytes" : ", ENCODE DIFFERS", cpu_s);
+      // The papers' encoders beside the default, same codebook, same bytes required.
+      for (const cuda::EncodeStrategy st : {cuda::EncodeStrategy::pavle, cuda::EncodeStrategy::reduce_shuffle}) {
+        cuda::FrameEncodeArgs es = e;
+        es.strategy = st;
+        CUDA_CHECK(cudaMemset(d_frame.get(), 0, d_frame.size()));
+        const float st_ms = median_ms(args.repeat, [&] { cuda::encode_frame_device(es, d_temp.get(), d_temp.size(), 0); });
+        uint64_t st_size = 0;
+        CUDA_CHECK(cudaMemcpy(&st_size, d_size.get(), 8, cudaMemcpyDeviceToHost));
+        std::vector<uint8_t> st_frame(std::min<uint64_t>(st_size, d_frame.size()));
+        CUDA_CHECK(cudaMemcpy(st_frame.data(), d_frame.get(), st_frame.size(), cudaMemcpyDeviceToHost));
+        const bool st_same = st_frame == frame;
+        const double st_gbs = sample.bytes.size() / st_ms / 1e6;
+        std::printf("%-12s %-5s %8u      encoder %-14s (given codebook): %8.3f ms %8.1f GB/s %6.1f%% of copy, %s\n",
+                    name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk,
+                    st == cuda::EncodeStrategy::pavle ? "pavle" : "reduce_shuffle", st_ms, st_gbs,
+                    100 * st_gbs / copy_gbs, st_same ? "= CPU bytes" : "DIFFERS FROM CPU");
+        same = same && st_same;
+      }
       // Full compress: GPU histogram + codebook + encoder + header, no host round trip.
       device::CompressOptions dco;
       dco.dtype = sample.dtype;

@@ -3,12 +3,17 @@
 //   GenerateCl.*   run everywhere (no GPU): the host emulation of the GPU's
 //                  phase loop (cuda/generate_cl.hpp, the same functions the
 //                  kernels call) builds the same tree as the two-queue loop,
-//                  node by node, for every thread/tile shape; the batched
-//                  limiter equals the CPU's; and the device pipeline's data
-//                  flow, replayed on the host with the shared helpers, gives
-//                  the CPU's lengths, encode entries and serialized bytes.
+//                  node by node, for every thread/tile shape and both data
+//                  layouts (resident; streaming, with rings small enough to
+//                  wrap and to copy fallback windows all the time), and no
+//                  thread reads a shared slot that another thread of its tile
+//                  writes or fetches; the batched limiter equals the CPU's; and
+//                  the device pipeline's data flow, replayed on the host with
+//                  the shared helpers, gives the CPU's lengths, encode entries
+//                  and serialized bytes.
 //   GpuCodebook.*  skip without a GPU: the kernels' outputs against the CPU
-//                  for hundreds of histograms, and timings.
+//                  for hundreds of histograms, and timings (with the kernel's
+//                  own stage stamps).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,6 +94,15 @@ uint32_t random_capacity(std::mt19937_64& rng, uint32_t max_cap) {
   return std::max<uint32_t>(1, std::min<uint32_t>(max_cap, static_cast<uint32_t>(std::exp2(lg * (rng() % 10001) / 10000.0))));
 }
 
+// GpuCodebook.Timing's histogram: quantization-code-like, Laplace around the
+// middle, every symbol present.
+Histogram timing_histogram(uint32_t cap) {
+  Histogram h(cap);
+  for (uint32_t s = 0; s < cap; ++s)
+    h[s] = 1 + static_cast<uint64_t>(4e6 * std::exp(-std::fabs(s - cap / 2.0) / (cap / 24.0)));
+  return h;
+}
+
 // The present counts in rank order (count desc, symbol asc).
 std::vector<uint64_t> keys_desc(const Histogram& h) {
   std::vector<uint64_t> k;
@@ -129,7 +143,16 @@ TwoQueueTree two_queue_tree(const std::vector<uint64_t>& desc) {
 
 // ---- GenerateCl: CPU proofs ---------------------------------------------------
 
-const uint32_t kShapes[][2] = {{1, 2}, {2, 2}, {3, 2}, {5, 4}, {256, 4}, {1024, 4}};  // threads, items
+// Thread-block shapes: threads, merged nodes per thread, leaf ring, node ring
+// (0: the resident layout). The streaming shapes with tiny rings wrap around
+// and copy fallback windows all the time; the last ones are the kernels'.
+struct Shape {
+  uint32_t threads, items, leaf_ring, node_ring;
+};
+const Shape kShapes[] = {{1, 2, 0, 0},     {2, 2, 0, 0},       {3, 2, 0, 0},        {5, 4, 0, 0},
+                         {256, 4, 0, 0},   {1024, 4, 0, 0},    {1, 2, 4, 2},        {2, 2, 8, 4},
+                         {3, 2, 16, 8},    {5, 4, 64, 16},     {8, 4, 64, 64},      {4, 8, 128, 32},
+                         {256, 4, 2048, 1024}, {1024, 4, 8192, 16384}};
 
 TEST(GenerateCl, TreeMatchesTwoQueueNodeByNode) {
   const uint64_t seed = test::base_seed() + 11;
@@ -142,15 +165,20 @@ TEST(GenerateCl, TreeMatchesTwoQueueNodeByNode) {
     const std::vector<uint64_t> desc = keys_desc(h);
     const huffman::LengthCounts want = huffman::huffman_length_counts(h);
     const TwoQueueTree ref = two_queue_tree(desc);
-    for (const auto& shape : kShapes) {
-      if (shape[0] < 16 && desc.size() > 5000) continue;  // slow, and no different
-      if (shape[0] >= 256 && it % (shape[0] / 128) != 0) continue;  // the wide shapes on a subset
+    for (const Shape& shape : kShapes) {
+      if (shape.threads < 16 && desc.size() > 5000) continue;  // slow, and no different
+      if (shape.threads >= 256 && it % (shape.threads / 128) != 0) continue;  // the wide shapes on a subset
       cl::ClTrace tr;
-      const auto bl = cl::generate_cl_host(desc, shape[0], shape[1], &tr);
+      const auto bl = cl::generate_cl_host(desc, shape.threads, shape.items, shape.leaf_ring, shape.node_ring, &tr);
       SCOPED_TRACE(::testing::Message() << "case " << it << " " << kKindNames[kind] << " cap " << cap << " m "
-                                        << desc.size() << " shape " << shape[0] << "x" << shape[1]);
+                                        << desc.size() << " shape " << shape.threads << "x" << shape.items
+                                        << " rings " << shape.leaf_ring << "/" << shape.node_ring);
+      ASSERT_FALSE(tr.hazard);
       ASSERT_TRUE(std::equal(bl.begin(), bl.end(), want.begin()));
       if (desc.size() < 2) continue;
+      if (shape.leaf_ring == 0) {
+        ASSERT_EQ(tr.fallback_tiles, 0u);
+      }
       ASSERT_EQ(tr.inner_w, ref.inner_w);
       ASSERT_EQ(tr.leafkids, ref.leafkids);
       ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, tr.parent.begin()));  // all but the root
@@ -166,10 +194,24 @@ TEST(GenerateCl, PhaseCountsStaySmall) {
     for (uint32_t cap : {256u, 8192u, 65536u}) {
       const Histogram h = make_histogram(rng, kind, cap);
       cl::ClTrace tr;
-      cl::generate_cl_host(keys_desc(h), 1024, 4, &tr);
-      std::printf("  %-15s %6u symbols: %3u phases, %4u tiles\n", kKindNames[kind], cap, tr.phases, tr.tiles);
+      if (cap <= 8192) {
+        cl::generate_cl_host(keys_desc(h), cap <= 1024 ? 256 : 1024, 4, &tr);  // the resident kernels
+      } else {
+        cl::generate_cl_host(keys_desc(h), 1024, 4, 8192, 16384, &tr);  // the cluster kernel
+      }
+      std::printf("  %-15s %6u symbols: %3u phases, %4u tiles, %3u copied windows, queue <= %5u\n",
+                  kKindNames[kind], cap, tr.phases, tr.tiles, tr.fallback_tiles, tr.max_queue);
+      EXPECT_FALSE(tr.hazard);
       worst = std::max(worst, tr.phases);
     }
+  }
+  for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) {
+    cl::ClTrace tr;
+    if (cap <= 8192) cl::generate_cl_host(keys_desc(timing_histogram(cap)), cap <= 1024 ? 256 : 1024, 4, &tr);
+    else cl::generate_cl_host(keys_desc(timing_histogram(cap)), 1024, 4, 8192, 16384, &tr);
+    std::printf("  %-15s %6u symbols: %3u phases, %4u tiles, %3u copied windows, queue <= %5u\n", "timing", cap,
+                tr.phases, tr.tiles, tr.fallback_tiles, tr.max_queue);
+    EXPECT_FALSE(tr.hazard);
   }
   // The deepest tree 64-bit counts allow: Fibonacci weights up to the 2^64 total.
   std::vector<uint64_t> fib;
@@ -246,7 +288,15 @@ BuiltCodebook emulate_device(const Histogram& h, unsigned limit) {
   std::vector<uint64_t> desc(m);
   for (uint32_t r = 0; r < m; ++r) desc[r] = h[ranked[r]];
   std::array<uint32_t, cl::kMaxDepth + 1> bl{};
-  if (!error) bl = cl::generate_cl_host(desc, 1024, 4);
+  cl::ClTrace tr;
+  if (!error) {  // the kernels' layouts: resident up to 8,192 symbols, streaming above
+    if (cap <= 8192) bl = cl::generate_cl_host(desc, cap <= 1024 ? 256 : 1024, 4, &tr);
+    else bl = cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
+  }
+  EXPECT_FALSE(tr.hazard);
+  uint32_t longest = 0;
+  for (uint32_t l = 1; l <= cl::kMaxDepth; ++l)
+    if (bl[l]) longest = l;
   const uint32_t ncand = limit ? 1 : cl::kCandidates;
   uint32_t valid[cl::kCandidates] = {}, bound[cl::kCandidates][cl::kSlots] = {};
   uint64_t bits[cl::kCandidates] = {};
@@ -254,9 +304,16 @@ BuiltCodebook emulate_device(const Histogram& h, unsigned limit) {
     const uint32_t L = limit ? limit : cl::auto_limit(c);
     valid[c] = !error && (uint64_t{1} << L) >= m;
     uint32_t counts[cl::kSlots] = {};
-    if (valid[c]) cl::limit_counts(bl.data(), L, counts);
+    if (valid[c]) cl::limit_counts(bl.data(), longest, L, counts);
     for (uint32_t l = 0, acc = 0; l < cl::kSlots; ++l) bound[c][l] = acc += counts[l];
-    for (uint32_t r = 0; r < m && valid[c]; ++r) bits[c] += desc[r] * cl::len_of_rank(bound[c], r);
+    for (uint32_t r0 = 0; r0 < m && valid[c]; r0 += 8) {  // a thread's run of ranks
+      uint32_t len[8];
+      cl::lens_of_ranks(bound[c], r0, len);
+      for (uint32_t j = 0; j < 8 && r0 + j < cap; ++j) {
+        EXPECT_EQ(len[j], cl::len_of_rank(bound[c], r0 + j));
+        if (r0 + j < m) bits[c] += desc[r0 + j] * len[j];
+      }
+    }
   }
   const uint32_t choice = cl::choose_candidate(ncand, valid, bits);
   uint32_t cnt[cl::kSlots] = {}, next[cl::kSlots], L = 0;
@@ -541,9 +598,7 @@ TEST(GpuCodebook, Timing) {
   REQUIRE_GPU();
   GpuBuilder gpu;
   for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) {
-    Histogram h(cap);
-    for (uint32_t s = 0; s < cap; ++s)  // quantization-code-like: Laplace around the middle
-      h[s] = 1 + static_cast<uint64_t>(4e6 * std::exp(-std::fabs(s - cap / 2.0) / (cap / 24.0)));
+    const Histogram h = timing_histogram(cap);
     gpu.upload(h);
     const float direct = median_us(gpu, [&] { gpu.enqueue(0); });
     expect_same(gpu.download(), cpu_codebook(h, 0));
@@ -560,6 +615,22 @@ TEST(GpuCodebook, Timing) {
     cl::generate_cl_host(keys_desc(h), 1024, 4, &tr);
     std::printf("GpuCodebook timing: %5u symbols (%2u phases): median %7.1f us enqueued, %7.1f us as a graph\n",
                 cap, tr.phases, direct, graphed);
+    {  // where the time goes inside the kernel: block 0's stage stamps (codebook_gpu.hpp)
+      cuda::DeviceBuffer<uint64_t> stamps(32);
+      CK(cudaMemset(stamps.get(), 0, 32 * sizeof(uint64_t)));
+      cuda::set_codebook_profile(stamps.get());
+      gpu.enqueue(0);
+      cuda::set_codebook_profile(nullptr);
+      uint64_t st[32];
+      CK(cudaStreamSynchronize(gpu.stream()));
+      CK(cudaMemcpy(st, stamps.get(), sizeof st, cudaMemcpyDeviceToHost));
+      const char* names[] = {"counts", "sort", "leaves", "tree", "plan", "lengths", "codes"};
+      std::printf("  stages (ns / cycles):");
+      for (int i = 1; i < 8; ++i)
+        std::printf(" %s %llu/%llu", names[i - 1], static_cast<unsigned long long>(st[i] - st[i - 1]),
+                    static_cast<unsigned long long>(st[16 + i] - st[16 + i - 1]));
+      std::printf("; total %llu ns\n", static_cast<unsigned long long>(st[7] - st[0]));
+    }
     ::testing::Test::RecordProperty("median_us_" + std::to_string(cap), std::to_string(direct));
     ::testing::Test::RecordProperty("graph_median_us_" + std::to_string(cap), std::to_string(graphed));
   }

@@ -48,7 +48,9 @@ constexpr unsigned kSecretSize = 192, kStripe = 64, kStripesPerBlock = 16, kBloc
 
 #if defined(__CUDACC__)
 static __constant__ uint8_t kSecretDevice[kSecretSize] = VLEC_XXH3_SECRET;
-static __constant__ uint64_t kSecretWordsDevice[kSecretSize / 8] = VLEC_XXH3_SECRET_WORDS;
+// Global, not __constant__: lanes read different words at once, which the
+// constant cache serializes and L1 serves in one go.
+static __device__ const uint64_t kSecretWordsDevice[kSecretSize / 8] = VLEC_XXH3_SECRET_WORDS;
 #endif
 static const uint8_t kSecretHost[kSecretSize] = VLEC_XXH3_SECRET;
 static const uint64_t kSecretWordsHost[kSecretSize / 8] = VLEC_XXH3_SECRET_WORDS;
@@ -73,7 +75,7 @@ VLEC_HD inline uint64_t secret64(unsigned off) {
 // Eight bytes of the secret at byte offset 8 * `word`.
 VLEC_HD inline uint64_t secret_word(unsigned word) {
 #if defined(__CUDA_ARCH__)
-  return kSecretWordsDevice[word];
+  return __ldg(&kSecretWordsDevice[word]);
 #else
   return kSecretWordsHost[word];
 #endif

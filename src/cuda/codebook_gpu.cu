@@ -1,42 +1,82 @@
-// cuda/codebook_gpu.cu: see codebook_gpu.hpp. The kernels:
-//   small_codebook_kernel  (capacity <= 1,024) one block does it all in shared
-//                          memory: cub::BlockRadixSort on the counts (only as
-//                          many bits as the largest count has), generate_cl,
-//                          limiter, policy, lengths, generate_cw, serialization.
-//   iota_kernel + cub::DeviceRadixSort (larger capacities): symbols ranked by
-//                          (count desc, symbol asc); the sort is stable, so
-//                          equal counts keep symbol order; zero counts sort last.
-//   generate_cl_kernel     one 1024-thread block: the phases of generate_cl.hpp
-//                          (node weights in L2, tiles of 4,096 merged nodes
-//                          copied to shared memory with cp.async, parents in
-//                          shared memory), depths, bl_count, and the limiter
-//                          for every candidate limit.
-//   policy_kernel          per rank: the length under every candidate and its
-//                          coded bits (block sums, one u64 atomic per block:
-//                          exact, as addition mod 2^64 is associative), packed
-//                          lengths scattered to symbols; the last block picks
-//                          the limit and the canonical first codes.
-//   count_kernel           per symbol: the chosen length; per block, codes of
-//                          each length and present groups (warp match + shared
-//                          atomics); alphabet size; clears the serialized bytes.
-//   generate_cw_kernel     Tian's GenerateCW for canonical codes: a symbol's
-//                          code is the first code of its length plus the number
-//                          of same-length symbols before it (earlier blocks:
-//                          from count_kernel; earlier warps: a shared scan;
-//                          earlier lanes: __match_any_sync); serialized fields
-//                          go where a prefix count of present groups puts
-//                          them, OR-ed in with atomics.
-// Why it is fast: no host round trip; every O(alphabet) pass is coalesced and
-// grid-wide; the one sequential part, the phase loop, costs two __syncthreads,
-// one L2 round trip and two overlapped shared-memory binary searches per tile
-// (a few dozen tiles).
+// cuda/codebook_gpu.cu: see codebook_gpu.hpp. One kernel launch per codebook.
+//
+// Where the time went before (H100: 54 / 69 / 188 / 339 us enqueued, 51 / 67 /
+// 172 / 306 us as a graph, for 256 / 1,024 / 8,192 / 65,536 symbols with 22 /
+// 24 / 27 / 30 phases; counted from the code and ptxas/SASS):
+//   launches   1 kernel up to 1,024 symbols; above: iota, CUB onesweep on
+//              64-bit keys (2 memsets, histogram, exclusive sum, then 8 x
+//              (memset + onesweep): 20 stream operations for 4-8 significant
+//              bytes), generate_cl, policy, count, generate_cw: 25 in all, each
+//              ~1.5-3 us of launch latency on a dependent stream.
+//   phases     per tile: a window copy (shared->shared, or global->shared with
+//              an L2 round trip of ~1 k cycles on the large path), 2
+//              __syncthreads, and EVERY thread (256 or 1,024) running two
+//              lockstep binary searches (count of leaves <= t, merge path)
+//              over the whole 1,024/4,096 window: ~10-12 dependent steps of
+//              three scattered 8-byte shared loads, 8-36 k loads a tile that
+//              keep the shared pipe busy 1-3.5 k cycles, where a Laplace
+//              phase melds a few dozen (256 symbols) to a few thousand nodes.
+//              ~0.6-1 us a phase on one block (22 x), ~3 us a tile on the
+//              large path (28 tiles at 8,192, 47 at 65,536): the bulk.
+//   depths     1 __syncthreads per phase.
+//   limiter    4 candidates on lanes 0-3 of one warp (divergent, so one after
+//              another), each with 128-entry scans, a 128-step local-memory
+//              accumulation and u64 divisions.
+// Now (one launch; S = symbols per block; phases and tiles for the timing
+// histogram: 22/24/27/30 phases, 22/24/27/47 tiles, 0 copied windows):
+//   layout     <= 1,024 symbols: 256 threads, everything in shared memory;
+//              <= 8,192: one 1,024-thread block, everything in shared memory
+//              (176 KiB); above: a cluster of ceil(cap/8,192) <= 8 blocks of
+//              1,024 threads (224 KiB each, distributed shared memory).
+//   sort       8-bit LSD radix in shared memory, ceil(bits/8) passes for the
+//              largest count's actual width (3 below 2^24, 8 at most): per
+//              pass a __match_any_sync rank per warp, a scan over the warps
+//              per digit, cluster-wide digit offsets (2 cluster barriers) and
+//              a scatter through distributed shared memory. 4 block barriers.
+//   phases     ONE __syncthreads per tile, no window copy, no global round
+//              trip: resident leaves/nodes, or (cluster) a leaf ring refilled
+//              with cp.async one tile ahead and a node ring in shared memory
+//              (a tile whose internal queue outgrew the ring copies its window
+//              from global memory: 0 times for the timing histogram, <= 12
+//              for uniform random 65,536). Only threads whose nodes can be
+//              <= t search (one load tells the rest), 4-ary merge-path search
+//              (6 loads a round in flight: ~log4 P rounds), two-deep register
+//              heads for the meld. ~500-900 cycles a tile.
+//   depths     4 nodes a thread a round, loads batched; the phases near the
+//              root (<= 32 nodes) by warp 0 alone under __syncwarp.
+//   limiter    each candidate on its own warp, loops bounded by the longest
+//              length, the quotient by a corrected double division.
+//   post       lengths of a run of ranks per thread by two searches per
+//              candidate; canonical codes and serialization of ITEMS tiles in
+//              two barriers (a scan over ITEMS x warps per length), not two
+//              per tile; all of it spread over the cluster's blocks.
+// Kernel stages (codebook_kernel<NT, ITEMS, kCluster>; block b of the
+// cluster owns symbols and ranks [bS, bS + S)):
+//   1. counts into shared memory; cluster-wide largest count and present m.
+//   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
+//      [bS, bS + S) (keys and symbols).
+//   3. generate_cl (generate_cl.hpp) on block 0: resident layout (the leaves
+//      are the sorted keys, reversed in place) for one block, streaming layout
+//      (sorted keys through global memory, node weights, parents and leaf
+//      counts in global memory, parents copied back for the depth pass) for a
+//      cluster. Then bl_count, and the four candidates' limited counts.
+//   4. per rank: each candidate's length and coded bits; every block sums
+//      every block's bits and picks the same candidate; lengths scattered to
+//      the blocks that own the symbols.
+//   5. per symbol: lengths out; per length, codes before each warp (a scan
+//      over ITEMS x warps, then over the blocks before); canonical codes,
+//      encode entries and the serialized fields (OR-ed in with atomics over a
+//      zeroed stream); block 0 writes the header.
+// Resources (ptxas, sm_90): <256,1> 53 registers, <256,4> 63, <1024,8> 64, all
+// without spills; cluster <1024,8> 64 registers and 64 bytes of spills (keys
+// held across a sort pass's cluster barrier); 200 bytes of stack in each (the
+// limiter's counts). Shared memory: 12.6 / 22 / 176 / 224 KiB dynamic + 1.9
+// KiB static.
 #include "cuda/codebook_gpu.hpp"
 
 #include <atomic>
+#include <cooperative_groups.h>
 #include <utility>
-
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/device/device_radix_sort.cuh>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/generate_cl.hpp"
@@ -45,158 +85,226 @@ namespace vlec::cuda {
 
 namespace {
 
+namespace cg = cooperative_groups;
 using namespace cl;
 
 constexpr uint32_t kFull = 0xFFFFFFFFu;
 constexpr uint32_t kMaxCapacity = 65536;
-constexpr uint32_t kSmallCapacity = 1024;  // one-kernel path up to here
-constexpr int kSmallThreads = 256;
-constexpr int kClThreads = 1024, kClItems = 4, kClTile = kClThreads * kClItems;
-constexpr int kRankThreads = 256;   // policy_kernel
-constexpr int kSymThreads = 1024;   // symbols per block of count_kernel and generate_cw_kernel
-constexpr uint32_t kGroupSlot = kSlots;  // per-block counts: [0..24] lengths, [25] present groups
+constexpr uint32_t kSmallCapacity = 1024;   // 256 threads, resident
+constexpr uint32_t kBlockCapacity = 8192;   // symbols of a 1024-thread block
+constexpr uint32_t kMaxClusterBlocks = kMaxCapacity / kBlockCapacity;
+constexpr uint32_t kIpt = 4;                // merged nodes per thread of a tile
+constexpr uint32_t kStreamLeafRing = 8192;  // = 2 tiles of 1024 x 4
+constexpr uint32_t kStreamNodeRing = 16384;
+constexpr uint32_t kGroupSlot = kSlots;     // per-block totals: [1..24] lengths, [25] present groups,
+constexpr uint32_t kAlphaSlot = kSlots + 1;  // [26] 1 + the last symbol with a code
 
 struct Plan {
-  uint32_t m, error, ncand, choice, max_length, alphabet_size, done;
-  uint32_t valid[kCandidates], limits[kCandidates];
+  uint32_t m, error, ncand;
+  uint32_t valid[kCandidates];
   uint32_t bound[kCandidates][kSlots];  // codes of length <= l under each candidate
-  uint32_t next[kSlots];                 // canonical first code of each length (chosen)
-  unsigned long long bits[kCandidates];
 };
 
-struct CodesShared {
-  uint32_t wcount[32][33];   // per warp, per length: codes in the warp
-  uint32_t wprefix[32][33];  // per warp, per length: codes in earlier warps of the tile
-  uint32_t gflag[64], gprefix[64];
+// Temporary storage of the cluster kernel (global memory).
+struct Temp {
+  uint64_t* keys;    // sorted counts, descending
+  uint16_t* ranked;  // symbol of each rank
+  uint64_t* inner;   // node weights
+  uint8_t* kids;     // leaf children per node
+  uint16_t* parent;  // parent per node
 };
 
-__device__ __forceinline__ uint64_t warp_sum(uint64_t v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFull, v, o);
+constexpr std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
+constexpr std::size_t max_sz(std::size_t a, std::size_t b) { return a > b ? a : b; }
+
+// Dynamic shared memory of a block (offsets in bytes). The sort's keys and
+// symbols stay put in the resident layout (the leaves and the post stage
+// read them); everything else is a union over the stages.
+template <int NT, int ITEMS, bool kCluster>
+struct Smem {
+  static constexpr uint32_t S = NT * ITEMS, NW = NT / 32, T = NT * kIpt;
+  static constexpr uint32_t LR = kCluster ? kStreamLeafRing : S, R = kCluster ? kStreamNodeRing : S;
+  // the sort
+  static constexpr std::size_t keys = 0, vals = 8 * S, wcnt = align16(vals + 2 * S), tot = wcnt + 4 * 256 * NW,
+                               off = tot + 4 * 256, wsum = off + 4 * 256, sort_end = wsum + 4 * 32;
+  static constexpr std::size_t base = kCluster ? 0 : wcnt;
+  // generate_cl: resident (leaves = keys) or streaming
+  static constexpr std::size_t leaf = base, node = kCluster ? leaf + 8 * LR : base, bx = node + 8 * R,
+                               parent = bx + (kCluster ? 8 * T : 0), kids = parent + (kCluster ? 0 : 2 * S),
+                               depth = kids + (kCluster ? 0 : S), cl_end = depth + (kCluster ? 0 : S);
+  // streaming: the depth pass (aliases the rings)
+  static constexpr std::size_t parent_sh = 0, depth_sh = parent_sh + 2 * kMaxCapacity,
+                               depth_end = kCluster ? depth_sh + kMaxCapacity : 0;
+  // the post stage
+  static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * 32 * NW * ITEMS,
+                               post_end = gf + 4 * 2 * NW * ITEMS;
+  static constexpr std::size_t total =
+      max_sz(max_sz(sort_end, cl_end), max_sz(depth_end, post_end));
+  static_assert(kCluster || R * 4 >= S * 3, "resident node ring too small");
+  static_assert(!kCluster || LR >= 2 * T, "leaf ring too small");
+};
+
+// Blocks whose shared memory a loop over the peers reads (unrolled, guarded).
+template <bool kCluster>
+constexpr uint32_t kPeerSlots = kCluster ? kMaxClusterBlocks : 1;
+
+// The blocks that share the work: a cluster, or one block on its own.
+template <bool kCluster>
+struct Peers {
+  uint32_t rank = 0, count = 1;
+  template <class T>
+  __device__ __forceinline__ T* at(T* p, uint32_t b) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (kCluster) return cg::this_cluster().map_shared_rank(p, static_cast<int>(b));
+#endif
+    return p;
+  }
+  __device__ __forceinline__ void sync() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (kCluster) {
+      cg::this_cluster().sync();
+      return;
+    }
+#endif
+    __syncthreads();
+  }
+};
+
+__device__ __forceinline__ uint64_t warp_sum64(uint64_t v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
   return v;
 }
 
-// Threads 0..3: the limited length counts of each candidate limit.
-__device__ void plan_candidates(uint32_t tid, uint32_t m, uint32_t fixed_limit, bool error, const uint32_t* bl,
-                                Plan& p) {
-  if (tid < kCandidates) {
-    const uint32_t ncand = fixed_limit ? 1 : kCandidates;
-    const uint32_t L = fixed_limit ? fixed_limit : auto_limit(tid);
-    const bool valid = !error && tid < ncand && (uint64_t{1} << L) >= m;
-    uint32_t counts[kSlots] = {};
-    if (valid) limit_counts(bl, L, counts);
-    uint32_t acc = 0;
-    for (uint32_t l = 0; l < kSlots; ++l) p.bound[tid][l] = acc += counts[l];
-    p.valid[tid] = valid;
-    p.limits[tid] = L;
-    p.bits[tid] = 0;
+__device__ __forceinline__ uint64_t warp_max64(uint64_t v) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const uint64_t w = __shfl_xor_sync(kFull, v, o);
+    v = w > v ? w : v;
   }
-  if (tid == 0) {
-    p.m = m;
-    p.error = error;
-    p.ncand = fixed_limit ? 1 : kCandidates;
-    p.choice = 0;
-    p.max_length = 0;
-    p.alphabet_size = 0;
-    p.done = 0;
+  return v;
+}
+
+__device__ __forceinline__ uint32_t warp_incl_scan(uint32_t v, uint32_t lane) {
+  for (uint32_t o = 1; o < 32; o <<= 1) {
+    const uint32_t n = __shfl_up_sync(kFull, v, o);
+    if (lane >= o) v += n;
+  }
+  return v;
+}
+
+constexpr int kStampSlots = 16;
+
+// Diagnostics (codebook_gpu.hpp): %globaltimer and clock64 of block 0's thread 0.
+__device__ __forceinline__ void stamp(uint64_t* st, int i) {
+  if (st != nullptr && threadIdx.x == 0 && blockIdx.x == 0) {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    st[i] = t;
+    st[kStampSlots + i] = static_cast<uint64_t>(clock64());
   }
 }
 
-// One thread: keep a candidate, its longest length and first codes.
-__device__ void plan_choose(Plan& p, const uint64_t* bits) {
-  const uint32_t c = choose_candidate(p.ncand, p.valid, bits);
-  uint32_t cnt[kSlots];
-  uint32_t longest = 0;
-  cnt[0] = 0;
-  for (uint32_t l = 1; l < kSlots; ++l) {
-    cnt[l] = p.bound[c][l] - p.bound[c][l - 1];
-    if (cnt[l]) longest = l;
-  }
-  canonical_next(cnt, p.next);
-  p.choice = c;
-  p.max_length = longest;
-}
+// ---- the sort ---------------------------------------------------------------
 
-// Packed lengths of rank r under every valid candidate (5 bits each), and their bits.
-__device__ __forceinline__ uint32_t rank_lengths(const uint32_t (*bound)[kSlots], const uint32_t* valid, uint32_t r,
-                                                 uint64_t count, uint64_t* bits) {
-  uint32_t packed = 0;
-  for (uint32_t c = 0; c < kCandidates; ++c)
-    if (valid[c]) {
-      const uint32_t l = len_of_rank(bound[c], r);
-      bits[c] += count * l;
-      packed |= l << (5 * c);
+// Stable LSD radix sort of the blocks' S keys each (warp w holds positions
+// [w*32*ITEMS, (w+1)*32*ITEMS), item j of lane l position w*32*ITEMS + j*32 + l),
+// by count descending, 8 bits a pass. A pass ranks each key within its warp
+// (__match_any_sync, j-major, lane order), within the block (a scan over the
+// warps per digit) and within the cluster (the digit totals of every block),
+// and scatters it to its block and slot.
+template <int NT, int ITEMS, bool kCluster>
+__device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, uint32_t* tot, uint32_t* off,
+                                uint32_t* wsum, uint32_t passes, const Peers<kCluster>& peers) {
+  constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
+  static_assert(NT >= 256, "one thread per digit");
+  static_assert(ITEMS <= 8, "a rank within the warp fits in 8 bits");
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  uint32_t* wc = wcnt + warp * 256;
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    const uint32_t shift = 8 * pass;
+    uint64_t k[ITEMS];
+    uint32_t vd[ITEMS];  // symbol | digit << 16 | rank in the warp << 24
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t i = warp * 32 * ITEMS + j * 32 + lane;
+      k[j] = keys[i];
+      vd[j] = vals[i] | (255u - static_cast<uint32_t>((k[j] >> shift) & 255u)) << 16;
     }
-  return packed;
+#pragma unroll
+    for (uint32_t e = 0; e < 256; e += 32) wc[e + lane] = 0;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t dg = (vd[j] >> 16) & 255u, same = __match_any_sync(kFull, dg), c0 = wc[dg];
+      vd[j] |= (c0 + __popc(same & lt)) << 24;
+      __syncwarp();
+      if ((same & lt) == 0) wc[dg] = c0 + __popc(same);
+      __syncwarp();
+    }
+    __syncthreads();
+    if (tid < 256) {  // per digit: keys in the warps before, and in the block
+      uint32_t acc = 0;
+#pragma unroll 8
+      for (uint32_t w = 0; w < NW; ++w) {
+        const uint32_t x = wcnt[w * 256 + tid];
+        wcnt[w * 256 + tid] = acc;
+        acc += x;
+      }
+      tot[tid] = acc;
+    }
+    peers.sync();  // every block's totals are out, and every key is in registers
+    uint32_t all = 0, below = 0, incl = 0;
+    if (tid < 256) {
+      uint32_t x[kPeerSlots<kCluster>];
+#pragma unroll
+      for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) x[b] = b < peers.count ? peers.at(tot, b)[tid] : 0;
+#pragma unroll
+      for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {
+        all += x[b];
+        below += b < peers.rank ? x[b] : 0;
+      }
+      incl = warp_incl_scan(all, lane);
+      if (lane == 31) wsum[warp] = incl;
+    }
+    __syncthreads();
+    if (tid < 256) {
+      uint32_t before = 0;
+      for (uint32_t w = 0; w < warp; ++w) before += wsum[w];
+      off[tid] = before + incl - all + below;  // the digit's first slot for this block, cluster-wide
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t dg = (vd[j] >> 16) & 255u, pos = off[dg] + wc[dg] + (vd[j] >> 24);
+      const uint32_t dst = pos / S, slot = pos % S;
+      peers.at(keys, dst)[slot] = k[j];
+      peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
+    }
+    peers.sync();
+  }
+}
+
+// ---- the plan -----------------------------------------------------------------
+
+// Warps 0..3, lane 0 each: the limited length counts of each candidate limit.
+__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p) {
+  const uint32_t tid = threadIdx.x, c = tid >> 5;
+  const uint32_t ncand = fixed_limit ? 1 : kCandidates;
+  if ((tid & 31) == 0 && c < kCandidates) {
+    const uint32_t L = fixed_limit ? fixed_limit : auto_limit(c);
+    const bool valid = !error && c < ncand && (uint64_t{1} << L) >= m;
+    uint32_t counts[kSlots] = {};
+    if (valid) limit_counts(cls.bl, cls.longest, L, counts);
+    uint32_t acc = 0;
+    for (uint32_t l = 0; l < kSlots; ++l) p.bound[c][l] = acc += counts[l];
+    p.valid[c] = valid;
+  }
+  if (tid == 0) p.m = m, p.error = error, p.ncand = ncand;
 }
 
 __device__ __forceinline__ void or_bits(uint32_t* stream, uint64_t bit, uint32_t value, uint32_t width) {
   const uint32_t w = static_cast<uint32_t>(bit >> 5), o = static_cast<uint32_t>(bit & 31);
   atomicOr(&stream[w], value << o);
   if (o + width > 32) atomicOr(&stream[w + 1], value >> (32 - o));
-}
-
-// generate_cw and serialization of NT consecutive symbols, one per thread.
-// base[l]: codes of length l before the tile; base[kGroupSlot]: present groups
-// before it. stream: the serialized bitstream (byte 8), already zero.
-template <int NT>
-__device__ void generate_cw_tile(uint32_t s, uint32_t l, bool in_range, const uint32_t* base, const uint32_t* next,
-                           uint32_t groups, uint32_t fbits, uint32_t* stream, uint32_t* entry_out,
-                           CodesShared& sh) {
-  constexpr uint32_t W = NT / 32;
-  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t same = __match_any_sync(kFull, l);
-  const uint32_t before = __popc(same & ((1u << lane) - 1));
-  sh.wcount[warp][lane] = 0;
-  __syncwarp();
-  if (before == 0) sh.wcount[warp][l] = __popc(same);
-  const uint32_t nz = __ballot_sync(kFull, l != 0);
-  if (lane == 0) {
-    sh.gflag[2 * warp] = (nz & 0xFFFFu) != 0;
-    sh.gflag[2 * warp + 1] = (nz >> 16) != 0;
-  }
-  __syncthreads();
-  for (uint32_t len = warp; len < 32; len += W) {  // exclusive scan over the warps, one length per warp
-    const uint32_t v = lane < W ? sh.wcount[lane][len] : 0;
-    uint32_t inc = v;
-    for (uint32_t o = 1; o < 32; o <<= 1) {
-      const uint32_t n = __shfl_up_sync(kFull, inc, o);
-      if (lane >= o) inc += n;
-    }
-    if (lane < W) sh.wprefix[lane][len] = inc - v;
-  }
-  if (warp == 0) {
-    const uint32_t f0 = lane < W ? sh.gflag[2 * lane] : 0, f1 = lane < W ? sh.gflag[2 * lane + 1] : 0;
-    uint32_t inc = f0 + f1;
-    for (uint32_t o = 1; o < 32; o <<= 1) {
-      const uint32_t n = __shfl_up_sync(kFull, inc, o);
-      if (lane >= o) inc += n;
-    }
-    if (lane < W) {
-      sh.gprefix[2 * lane] = inc - f0 - f1;
-      sh.gprefix[2 * lane + 1] = inc - f1;
-    }
-  }
-  __syncthreads();
-  if (in_range) {
-    uint32_t entry = 0;
-    if (l) {
-      const uint32_t code = next[l] + base[l] + sh.wprefix[warp][l] + before;
-      entry = (l << 24) | reverse_bits(code, l);
-      const uint32_t present_before = base[kGroupSlot] + sh.gprefix[2 * warp + (lane >> 4)];
-      or_bits(stream, field_bit(groups, present_before, s, fbits), l, fbits);
-    }
-    entry_out[s] = entry;
-  }
-  if ((lane & 15) == 0 && sh.gflag[2 * warp + (lane >> 4)]) atomicOr(&stream[s >> 9], 1u << ((s >> 4) & 31));
-}
-
-// Codes of each length and present groups in the tile generate_cw_tile just did.
-template <int NT>
-__device__ uint32_t tile_total(const CodesShared& sh, uint32_t slot) {
-  constexpr uint32_t W = NT / 32;
-  if (slot < kSlots) return sh.wprefix[W - 1][slot] + sh.wcount[W - 1][slot];
-  if (slot == kGroupSlot) return sh.gprefix[2 * W - 1] + sh.gflag[2 * W - 1];
-  return 0;
 }
 
 __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t n, uint32_t max_length,
@@ -211,212 +319,265 @@ __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t 
   out.info[3] = m;
 }
 
-// ---- the one-kernel path ---------------------------------------------------
+// ---- the kernel ---------------------------------------------------------------
 
-template <int NT, int ITEMS>
-__global__ void __launch_bounds__(NT) small_codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit,
-                                                            DeviceCodebookOut out) {
-  constexpr uint32_t N = NT * ITEMS, IPT = 4, T = NT * IPT;
-  using Sort = cub::BlockRadixSort<uint64_t, NT, ITEMS, uint32_t>;
-  struct Chunks { uint64_t A[T], B[T]; };
-  union Work {
-    typename Sort::TempStorage sort;
-    Chunks cl;  // generate_cl's tiles; depths alias them afterwards
-    CodesShared codes;
-  };
-  __shared__ Work u;
-  __shared__ uint64_t keys[N], inner_w[N];
-  __shared__ uint32_t ranked[N];
-  __shared__ uint16_t parent[N];
-  __shared__ uint8_t leafkids[N], lengths[N];
+template <int NT, int ITEMS, bool kCluster>
+__global__ void __launch_bounds__(NT, 1)
+    codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
+                    uint64_t* stamps) {
+  using L = Smem<NT, ITEMS, kCluster>;
+  constexpr uint32_t S = L::S, NW = L::NW;
+  extern __shared__ __align__(16) unsigned char smem[];
   __shared__ ClShared cls;
   __shared__ Plan plan;
   __shared__ unsigned long long s_max, s_bits[kCandidates];
-  __shared__ uint32_t s_m, s_alpha, base[32];
-  const uint32_t tid = threadIdx.x, lane = tid & 31;
+  __shared__ uint32_t s_nz, s_m, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
+  __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
+  uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
+  uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  Peers<kCluster> peers;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kCluster) peers.rank = cg::this_cluster().block_rank(), peers.count = cg::this_cluster().num_blocks();
+#else
+  if constexpr (kCluster) __trap();  // clusters need sm_90
+#endif
+  const uint32_t bS = peers.rank * S;
+  stamp(stamps, 0);
 
-  uint64_t k[ITEMS];
-  uint32_t v[ITEMS];
-  uint64_t kmax = 0;
-  for (int i = 0; i < ITEMS; ++i) {
-    const uint32_t idx = tid * ITEMS + i;
-    k[i] = idx < cap ? hist[idx] : 0;
-    v[i] = idx;
-    kmax = k[i] > kmax ? k[i] : kmax;
-  }
-  if (tid == 0) s_max = 0, s_m = 0, s_alpha = 0;
-  __syncthreads();
-  for (int o = 16; o > 0; o >>= 1) {
-    const uint64_t other = __shfl_down_sync(kFull, kmax, o);
-    kmax = other > kmax ? other : kmax;
-  }
-  if (lane == 0) atomicMax(&s_max, static_cast<unsigned long long>(kmax));
-  __syncthreads();
-  const int end_bit = s_max ? 64 - __clzll(static_cast<long long>(s_max)) : 1;
-  Sort(u.sort).SortDescending(k, v, 0, end_bit);  // stable: equal counts stay in symbol order
+  // 1. Counts in symbol order; the largest count and the present symbols, cluster-wide.
+  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0;
+  for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
+  uint64_t mx = 0;
   uint32_t nz = 0;
-  for (int i = 0; i < ITEMS; ++i) {
-    keys[tid * ITEMS + i] = k[i];
-    ranked[tid * ITEMS + i] = v[i];
-    nz += k[i] != 0;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + tid, sym = bS + i;
+    const uint64_t c = sym < cap ? hist[sym] : 0;
+    keys[i] = c;
+    vals[i] = static_cast<uint16_t>(sym);
+    mx = c > mx ? c : mx;
+    nz += c != 0;
   }
-  if (nz) atomicAdd(&s_m, nz);
   __syncthreads();
-
+  mx = warp_max64(mx);
+  for (int o = 16; o > 0; o >>= 1) nz += __shfl_xor_sync(kFull, nz, o);
+  if (lane == 0) {
+    if (mx) atomicMax(&s_max, static_cast<unsigned long long>(mx));
+    if (nz) atomicAdd(&s_nz, nz);
+  }
+  peers.sync();
+  if (tid == 0) {
+    uint64_t all_max = 0;
+    uint32_t all_nz = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {  // every block's loads in flight together
+      const uint64_t x = b < peers.count ? *peers.at(&s_max, b) : 0;
+      all_max = x > all_max ? x : all_max;
+      all_nz += b < peers.count ? *peers.at(&s_nz, b) : 0;
+    }
+    s_m = all_nz;
+    s_passes = (64 - __clzll(static_cast<long long>(all_max)) + 7) / 8;
+  }
+  __syncthreads();
   const uint32_t m = s_m;
   const bool error = fixed_limit != 0 && (uint64_t{1} << fixed_limit) < m;
-  if (!error)
-    generate_cl_block<NT, IPT, false>(keys, m, inner_w, leafkids, parent, u.cl.A, u.cl.B,
-                               reinterpret_cast<uint8_t*>(u.cl.A), cls);
-  __syncthreads();
-  plan_candidates(tid, m, fixed_limit, error, cls.bl, plan);
-  if (tid < kCandidates) s_bits[tid] = 0;
-  __syncthreads();
+  stamp(stamps, 1);
 
-  uint64_t bits[kCandidates] = {};
-  for (uint32_t r = tid; r < m; r += NT) rank_lengths(plan.bound, plan.valid, r, keys[r], bits);
-  for (uint32_t c = 0; c < kCandidates; ++c) {
-    const uint64_t b = warp_sum(bits[c]);
-    if (lane == 0 && b) atomicAdd(&s_bits[c], static_cast<unsigned long long>(b));
-  }
-  __syncthreads();
-  if (tid == 0) {
-    const uint64_t b[kCandidates] = {s_bits[0], s_bits[1], s_bits[2], s_bits[3]};
-    plan_choose(plan, b);
-  }
-  __syncthreads();
+  // 2. Sort: block b holds ranks [bS, bS + S).
+  radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
+                                       reinterpret_cast<uint32_t*>(smem + L::tot),
+                                       reinterpret_cast<uint32_t*>(smem + L::off),
+                                       reinterpret_cast<uint32_t*>(smem + L::wsum), s_passes, peers);
+  stamp(stamps, 2);
 
-  const uint32_t* bound = plan.bound[plan.choice];
-  for (uint32_t r = tid; r < N; r += NT) {
-    const uint32_t sym = ranked[r];
-    if (sym < cap) lengths[sym] = static_cast<uint8_t>(r < m ? len_of_rank(bound, r) : 0);
-  }
-  __syncthreads();
-  uint32_t alpha = 0;
-  for (uint32_t s = tid; s < cap; s += NT) {
-    out.lengths[s] = lengths[s];
-    if (lengths[s]) alpha = s + 1;
-  }
-  if (alpha) atomicMax(&s_alpha, alpha);
-  const uint32_t words = static_cast<uint32_t>(serialized_capacity(cap) / 4);
-  uint32_t* ser = reinterpret_cast<uint32_t*>(out.serialized);
-  for (uint32_t w = tid; w < words; w += NT) ser[w] = 0;
-  if (tid < 32) base[tid] = 0;
-  __syncthreads();
-
-  const uint32_t n = s_alpha, fbits = field_bits(plan.max_length), groups = group_count(n);
-  for (uint32_t s0 = 0; s0 < cap; s0 += NT) {
-    const uint32_t s = s0 + tid;
-    generate_cw_tile<NT>(s, s < cap ? lengths[s] : 0, s < cap, base, plan.next, groups, fbits, ser + 2,
-                   out.encode_entry, u.codes);
-    __syncthreads();
-    if (tid < 32) base[tid] += tile_total<NT>(u.codes, tid);
-    __syncthreads();
-  }
-  if (tid == 0) write_header(out, error, n, plan.max_length, base[kGroupSlot], m);
-}
-
-// ---- the multi-kernel path -------------------------------------------------
-
-__global__ void iota_kernel(uint32_t* v, uint32_t n) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] = i;
-}
-
-__global__ void __launch_bounds__(kClThreads, 1)
-    generate_cl_kernel(const uint64_t* keys_desc, uint32_t cap, uint32_t fixed_limit, uint64_t* inner_w,
-                       uint8_t* leafkids, Plan* plan) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ ClShared cls;
-  uint64_t* A = reinterpret_cast<uint64_t*>(smem);
-  uint64_t* B = A + kClTile;
-  uint16_t* parent = reinterpret_cast<uint16_t*>(B + kClTile);
-  const uint32_t tid = threadIdx.x;
-  // m = the number of non-zero counts: a 1024-way search for the first zero.
-  const uint32_t S = (cap + kClThreads - 1) / kClThreads;
-  const uint32_t c1 = __syncthreads_count(tid * S < cap && keys_desc[min_u32(cap, tid * S + S) - 1] != 0);
-  const uint32_t j = c1 * S + tid;
-  const uint32_t m = min_u32(cap, c1 * S + __syncthreads_count(tid < S && j < cap && keys_desc[j] != 0));
-  const bool error = fixed_limit != 0 && (uint64_t{1} << fixed_limit) < m;
-  if (!error)
-    generate_cl_block<kClThreads, kClItems, true>(keys_desc, m, inner_w, leafkids, parent, A, B, smem, cls);
-  plan_candidates(tid, m, fixed_limit, error, cls.bl, *plan);
-}
-
-__global__ void __launch_bounds__(kRankThreads)
-    policy_kernel(const uint64_t* keys_desc, const uint32_t* ranked, uint32_t cap, Plan* plan, uint32_t* packed) {
-  __shared__ uint32_t bound[kCandidates][kSlots], valid[kCandidates];
-  __shared__ unsigned long long sums[kCandidates];
-  const uint32_t tid = threadIdx.x, lane = tid & 31;
-  if (tid < kCandidates * kSlots) bound[tid / kSlots][tid % kSlots] = plan->bound[tid / kSlots][tid % kSlots];
-  if (tid < kCandidates) valid[tid] = plan->valid[tid], sums[tid] = 0;
-  __syncthreads();
-  const uint32_t m = plan->m, r = blockIdx.x * kRankThreads + tid;
-  uint64_t bits[kCandidates] = {};
-  if (r < cap) packed[ranked[r]] = r < m ? rank_lengths(bound, valid, r, keys_desc[r], bits) : 0;
-  for (uint32_t c = 0; c < kCandidates; ++c) {
-    const uint64_t b = warp_sum(bits[c]);
-    if (lane == 0 && b) atomicAdd(&sums[c], static_cast<unsigned long long>(b));
-  }
-  __syncthreads();
-  if (tid == 0) {
-    for (uint32_t c = 0; c < kCandidates; ++c)
-      if (sums[c]) atomicAdd(&plan->bits[c], sums[c]);
-    __threadfence();
-    if (atomicAdd(&plan->done, 1u) == gridDim.x - 1) {  // the last block: every block's sums are in
-      __threadfence();
-      uint64_t b[kCandidates];
-      for (uint32_t c = 0; c < kCandidates; ++c) b[c] = *static_cast<volatile unsigned long long*>(&plan->bits[c]);
-      plan_choose(*plan, b);
+  // 3. The tree (block 0) and the plan.
+  ClArgs g{};
+  g.m = m;
+  if constexpr (kCluster) {
+    for (uint32_t i = tid; i < S; i += NT)
+      if (bS + i < cap) tmp.keys[bS + i] = keys[i], tmp.ranked[bS + i] = vals[i];
+    peers.sync();
+    g.keys_desc = tmp.keys;
+    g.leaf = reinterpret_cast<uint64_t*>(smem + L::leaf);
+    g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+    g.bx = reinterpret_cast<uint64_t*>(smem + L::bx);
+    g.inner_w = tmp.inner;
+    g.parent = tmp.parent;
+    g.leafkids = tmp.kids;
+    g.parent_sh = reinterpret_cast<uint16_t*>(smem + L::parent_sh);
+    g.depth = smem + L::depth_sh;
+  } else {
+    for (uint32_t i = tid; i < m / 2; i += NT) {  // the leaves, increasing: keys reversed in place
+      const uint64_t a = keys[i], b = keys[m - 1 - i];
+      keys[i] = b, keys[m - 1 - i] = a;
     }
+    __syncthreads();
+    g.leaf = keys;
+    g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+    g.parent = reinterpret_cast<uint16_t*>(smem + L::parent);
+    g.leafkids = smem + L::kids;
+    g.depth = smem + L::depth;
   }
+  stamp(stamps, 3);
+  if (peers.rank == 0) {
+    if (!error) generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+    stamp(stamps, 4);
+    plan_candidates(m, fixed_limit, error, cls, plan);
+  }
+  peers.sync();
+  if (peers.rank != 0) {  // the plan, from block 0
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(peers.at(&plan, 0));
+    uint32_t* dst = reinterpret_cast<uint32_t*>(&plan);
+    for (uint32_t i = tid; i < sizeof(Plan) / 4; i += NT) dst[i] = src[i];
+    __syncthreads();
+  }
+  stamp(stamps, 5);
+
+  // 4. Per rank: every candidate's lengths and coded bits; the choice; lengths to their symbols' blocks.
+  const uint32_t r0 = bS + tid * ITEMS;
+  uint64_t key[ITEMS];
+  uint32_t sym[ITEMS], packed[ITEMS];
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t r = r0 + j;
+    if constexpr (kCluster) {
+      key[j] = r < m ? tmp.keys[r] : 0;
+      sym[j] = r < cap ? tmp.ranked[r] : 0;
+    } else {
+      key[j] = r < m ? keys[m - 1 - r] : 0;
+      sym[j] = vals[r];
+    }
+    packed[j] = 0;
+  }
+#pragma unroll
+  for (uint32_t c = 0; c < kCandidates; ++c) {
+    uint64_t bits = 0;
+    if (plan.valid[c]) {
+      uint32_t len[ITEMS];
+      lens_of_ranks(plan.bound[c], r0, len);
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) packed[j] |= len[j] << (5 * c), bits += key[j] * len[j];
+    }
+    bits = warp_sum64(bits);
+    if (lane == 0 && bits) atomicAdd(&s_bits[c], static_cast<unsigned long long>(bits));
+  }
+  peers.sync();
+  if (tid == 0) {
+    uint64_t bits[kCandidates] = {};
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b)
+      for (uint32_t c = 0; c < kCandidates; ++c) bits[c] += b < peers.count ? peers.at(s_bits, b)[c] : 0;
+    const uint32_t c = choose_candidate(plan.ncand, plan.valid, bits);
+    uint32_t cnt[kSlots], longest = 0;
+    cnt[0] = 0;
+    for (uint32_t l = 1; l < kSlots; ++l) {
+      cnt[l] = plan.bound[c][l] - plan.bound[c][l - 1];
+      if (cnt[l]) longest = l;
+    }
+    canonical_next(cnt, s_next);
+    s_choice = c;
+    s_maxlen = longest;
+  }
+  __syncthreads();
+  uint8_t* lens = smem + L::lens;
+  {
+    const uint32_t shift = 5 * s_choice;
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      if (r0 + j < cap) peers.at(lens, sym[j] / S)[sym[j] % S] = static_cast<uint8_t>((packed[j] >> shift) & 31u);
+  }
+  peers.sync();
+  stamp(stamps, 6);
+
+  // 5. Per symbol (tile j: symbols bS + j*NT + tid): lengths out, codes per
+  // length and present groups before each warp, then the codes.
+  uint32_t* wc2 = reinterpret_cast<uint32_t*>(smem + L::wc2);  // [ITEMS][NW][32]
+  uint32_t* gf = reinterpret_cast<uint32_t*>(smem + L::gf);    // [ITEMS][2 * NW]
+  uint32_t len[ITEMS], before[ITEMS], gmask = 0, amax = 0;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) wc2[(j * NW + warp) * 32 + lane] = 0;
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + tid, s = bS + i;
+    len[j] = s < cap ? lens[i] : 0;
+    if (s < cap) out.lengths[s] = static_cast<uint8_t>(len[j]);
+    const uint32_t same = __match_any_sync(kFull, len[j]);
+    before[j] = __popc(same & lt);
+    if (before[j] == 0) wc2[(j * NW + warp) * 32 + len[j]] = __popc(same);
+    const uint32_t nzm = __ballot_sync(kFull, len[j] != 0);
+    if (lane == 0) {
+      gf[j * 2 * NW + 2 * warp] = (nzm & 0xFFFFu) != 0;
+      gf[j * 2 * NW + 2 * warp + 1] = (nzm >> 16) != 0;
+    }
+    if ((lane < 16 ? (nzm & 0xFFFFu) : (nzm >> 16)) != 0) gmask |= 1u << j;
+    if (nzm) amax = max_u32(amax, s - lane + 32 - __clz(nzm));  // 1 + the warp's last symbol with a code
+  }
+  if (amax) atomicMax(&s_alpha, amax);
+  __syncthreads();
+  // Exclusive scans in place: task l-1 (l = 1..24) over wc2[.][.][l], task 24 over gf.
+  for (uint32_t task = warp; task <= kMaxLen; task += NW) {
+    const bool groups = task == kMaxLen;
+    const uint32_t n = groups ? 2 * NW * ITEMS : NW * ITEMS, per = (n + 31) / 32;
+    const uint32_t e0 = min_u32(lane * per, n), e1 = min_u32(e0 + per, n);
+    uint32_t* a = groups ? gf : wc2 + task + 1;
+    const uint32_t stride = groups ? 1 : 32;
+    uint32_t sum = 0;
+    for (uint32_t e = e0; e < e1; ++e) sum += a[e * stride];
+    const uint32_t incl = warp_incl_scan(sum, lane);
+    uint32_t acc = incl - sum;
+    for (uint32_t e = e0; e < e1; ++e) {
+      const uint32_t x = a[e * stride];
+      a[e * stride] = acc;
+      acc += x;
+    }
+    if (lane == 31) s_btot[groups ? kGroupSlot : task + 1] = incl;
+  }
+  if (tid == 0) s_btot[0] = 0, s_btot[kAlphaSlot] = s_alpha;
+  {  // zero this block's share of the serialized bytes (the ORs come after the barrier)
+    uint32_t* words = reinterpret_cast<uint32_t*>(out.serialized);
+    const uint32_t nwords = serialized_capacity(cap) / 4, per = (nwords + peers.count - 1) / peers.count;
+    const uint32_t w0 = min_u32(peers.rank * per, nwords), w1 = min_u32(w0 + per, nwords);
+    for (uint32_t w = w0 + tid; w < w1; w += NT) words[w] = 0;
+  }
+  peers.sync();
+  if (tid <= kAlphaSlot) {
+    uint32_t below = 0, all = 0, top = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {
+      const uint32_t x = b < peers.count ? peers.at(s_btot, b)[tid] : 0;
+      below += b < peers.rank ? x : 0;
+      all += x;
+      top = max_u32(top, x);
+    }
+    s_base[tid] = below;
+    if (tid == kGroupSlot) s_groups = all;
+    if (tid == kAlphaSlot) s_n = top;
+  }
+  __syncthreads();
+  const uint32_t n = s_n, fbits = field_bits(s_maxlen), groups = group_count(n);
+  uint32_t* stream = reinterpret_cast<uint32_t*>(out.serialized) + 2;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t s = bS + j * NT + tid, l = len[j];
+    if (s >= cap) continue;
+    uint32_t entry = 0;
+    if (l) {
+      const uint32_t code = s_next[l] + s_base[l] + wc2[(j * NW + warp) * 32 + l] + before[j];
+      entry = (l << 24) | reverse_bits(code, l);
+      const uint32_t present_before = s_base[kGroupSlot] + gf[j * 2 * NW + 2 * warp + (lane >> 4)];
+      or_bits(stream, field_bit(groups, present_before, s, fbits), l, fbits);
+    }
+    out.encode_entry[s] = entry;
+    if ((lane & 15) == 0 && (gmask >> j & 1)) atomicOr(&stream[s >> 9], 1u << ((s >> 4) & 31));
+  }
+  if (peers.rank == 0 && tid == 0) write_header(out, error, n, s_maxlen, s_groups, m);
+  stamp(stamps, 7);
+  if constexpr (kCluster) peers.sync();  // no block leaves while another may read its shared memory
 }
 
-__global__ void __launch_bounds__(kSymThreads)
-    count_kernel(const uint32_t* packed, uint32_t cap, Plan* plan, uint8_t* lengths, uint32_t* blockcounts,
-                 uint32_t* ser_words, uint32_t ser_nwords) {
-  __shared__ uint32_t cnt[32], smax;
-  const uint32_t tid = threadIdx.x, lane = tid & 31, s = blockIdx.x * kSymThreads + tid;
-  if (tid < 32) cnt[tid] = 0;
-  if (tid == 0) smax = 0;
-  for (uint32_t w = s; w < ser_nwords; w += gridDim.x * kSymThreads) ser_words[w] = 0;
-  __syncthreads();
-  const uint32_t l = s < cap ? (packed[s] >> (5 * plan->choice)) & 31u : 0;
-  if (s < cap) lengths[s] = static_cast<uint8_t>(l);
-  const uint32_t same = __match_any_sync(kFull, l);
-  if ((same & ((1u << lane) - 1)) == 0) atomicAdd(&cnt[l], __popc(same));
-  const uint32_t nz = __ballot_sync(kFull, l != 0);
-  if (lane == 0 && nz) {
-    atomicAdd(&cnt[kGroupSlot], ((nz & 0xFFFFu) != 0) + ((nz >> 16) != 0));
-    atomicMax(&smax, s + 32 - __clz(nz));  // 1 + the warp's last symbol with a code
-  }
-  __syncthreads();
-  if (tid < 32) blockcounts[blockIdx.x * 32 + tid] = cnt[tid];
-  if (tid == 0 && smax) atomicMax(&plan->alphabet_size, smax);
-}
-
-__global__ void __launch_bounds__(kSymThreads)
-    generate_cw_kernel(const uint8_t* lengths, uint32_t cap, const Plan* plan, const uint32_t* blockcounts,
-                 DeviceCodebookOut out) {
-  __shared__ CodesShared sh;
-  __shared__ uint32_t base[32], next[kSlots];
-  const uint32_t tid = threadIdx.x, b = blockIdx.x, s = b * kSymThreads + tid;
-  if (tid < 32) {
-    uint32_t acc = 0;
-    for (uint32_t i = 0; i < b; ++i) acc += blockcounts[i * 32 + tid];
-    base[tid] = acc;
-  }
-  if (tid < kSlots) next[tid] = plan->next[tid];
-  __syncthreads();
-  const uint32_t n = plan->alphabet_size, fbits = field_bits(plan->max_length);
-  generate_cw_tile<kSymThreads>(s, s < cap ? lengths[s] : 0, s < cap, base, next, group_count(n), fbits,
-                          reinterpret_cast<uint32_t*>(out.serialized) + 2, out.encode_entry, sh);
-  if (b == 0 && tid == 0) {
-    uint32_t present_groups = 0;
-    for (uint32_t i = 0; i < gridDim.x; ++i) present_groups += blockcounts[i * 32 + kGroupSlot];
-    write_header(out, plan->error, n, plan->max_length, present_groups, plan->m);
-  }
-}
+// ---- the host side --------------------------------------------------------------
 
 int current_device() {
   int device = 0;
@@ -424,56 +585,49 @@ int current_device() {
   return device;
 }
 
-// CUB's temporary bytes for the sort (a host-side query), remembered per thread.
-std::size_t cub_sort_bytes(uint32_t cap) {
-  thread_local uint32_t last_cap = ~0u;
-  thread_local int last_device = -1;
-  thread_local std::size_t last_bytes = 0;
-  const int device = current_device();
-  if (cap != last_cap || device != last_device) {
-    std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, static_cast<const uint64_t*>(nullptr),
-                                                         static_cast<uint64_t*>(nullptr),
-                                                         static_cast<const uint32_t*>(nullptr),
-                                                         static_cast<uint32_t*>(nullptr), static_cast<int>(cap)));
-    last_cap = cap, last_device = device, last_bytes = bytes;
-  }
-  return last_bytes;
-}
-
-// Carving of the temporary storage (multi-kernel path), 256-byte aligned
-// pieces. The sort's input values (iota) are dead after the sort: the packed
-// lengths reuse them.
-struct Layout {
-  std::size_t plan, iota, keys, ranked, inner, kids, counts, cub, cub_bytes, total;
-};
-
-Layout temp_layout(uint32_t cap) {
-  Layout L{};
-  auto take = [&](std::size_t bytes) { return std::exchange(L.total, L.total + (bytes + 255) / 256 * 256); };
-  L.plan = take(sizeof(Plan));
-  L.iota = take(4 * std::size_t{cap});
-  L.keys = take(8 * std::size_t{cap});
-  L.ranked = take(4 * std::size_t{cap});
-  L.inner = take(8 * std::size_t{cap});
-  L.kids = take(cap);
-  L.counts = take(4 * 32 * ((cap + kSymThreads - 1) / kSymThreads));
-  L.cub_bytes = cub_sort_bytes(cap);
-  L.cub = take(L.cub_bytes);
-  return L;
-}
-
-std::size_t cl_smem_bytes(uint32_t cap) { return 2 * sizeof(uint64_t) * kClTile + (2 * std::size_t{cap} + 15) / 16 * 16; }
-
-// generate_cl_kernel's shared memory (~193 KiB at 65,536 symbols), allowed once per device.
-void allow_cl_smem() {
+// Per kernel: the dynamic shared memory attribute, set once per device.
+template <int NT, int ITEMS, bool kCluster>
+void allow_smem() {
   static std::atomic<uint64_t> done{0};
   const int device = current_device();
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
   if (bit && (done.load(std::memory_order_relaxed) & bit)) return;
-  CUDA_CHECK(cudaFuncSetAttribute(generate_cl_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(cl_smem_bytes(kMaxCapacity))));
+  if (kCluster) {
+    int major = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    VLEC_REQUIRE(major >= 9, "the GPU codebook builder needs compute capability 9.0 for alphabets above ",
+                 kBlockCapacity, " symbols");
+  }
+  CUDA_CHECK(cudaFuncSetAttribute(codebook_kernel<NT, ITEMS, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(Smem<NT, ITEMS, kCluster>::total)));
   done.fetch_or(bit);
+}
+
+// Carving of the temporary storage (cluster kernel), 256-byte aligned pieces.
+struct TempLayout {
+  std::size_t keys, ranked, inner, kids, parent, total;
+};
+
+TempLayout temp_layout(uint32_t cap) {
+  TempLayout L{};
+  auto take = [&](std::size_t bytes) { return std::exchange(L.total, L.total + (bytes + 255) / 256 * 256); };
+  L.keys = take(8 * std::size_t{cap});
+  L.ranked = take(2 * std::size_t{cap});
+  L.inner = take(8 * std::size_t{cap});
+  L.kids = take(std::size_t{cap});
+  L.parent = take(2 * std::size_t{cap});
+  return L;
+}
+
+std::atomic<uint64_t*> g_stamps{nullptr};
+
+template <int NT, int ITEMS>
+void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
+                   cudaStream_t stream) {
+  allow_smem<NT, ITEMS, false>();
+  codebook_kernel<NT, ITEMS, false><<<1, NT, Smem<NT, ITEMS, false>::total, stream>>>(d_hist, cap, limit, out, Temp{},
+                                                                                      g_stamps.load());
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
@@ -482,8 +636,10 @@ std::size_t codebook_serialized_capacity(uint32_t alphabet_capacity) { return se
 
 std::size_t codebook_temp_bytes(uint32_t alphabet_capacity) {
   VLEC_REQUIRE(alphabet_capacity <= kMaxCapacity, "alphabet capacity ", alphabet_capacity, " exceeds ", kMaxCapacity);
-  return alphabet_capacity <= kSmallCapacity ? 0 : temp_layout(alphabet_capacity).total;
+  return alphabet_capacity <= kBlockCapacity ? 0 : temp_layout(alphabet_capacity).total;
 }
+
+void set_codebook_profile(uint64_t* d_stamps) { g_stamps.store(d_stamps); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -491,46 +647,31 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   VLEC_REQUIRE(length_limit <= kMaxLen, "code length limit ", length_limit, " is above the format's maximum of ",
                kMaxLen);
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(out.serialized) % 4 == 0, "serialized output must be 4-byte aligned");
-  if (cap <= kSmallCapacity) {
-    if (cap <= kSmallThreads)
-      small_codebook_kernel<kSmallThreads, 1><<<1, kSmallThreads, 0, stream>>>(d_hist, cap, length_limit, out);
-    else
-      small_codebook_kernel<kSmallThreads, 4><<<1, kSmallThreads, 0, stream>>>(d_hist, cap, length_limit, out);
-    CUDA_CHECK(cudaGetLastError());
-    return;
-  }
-  const Layout L = temp_layout(cap);
+  if (cap <= 256) return launch_single<256, 1>(d_hist, cap, length_limit, out, stream);
+  if (cap <= kSmallCapacity) return launch_single<256, 4>(d_hist, cap, length_limit, out, stream);
+  if (cap <= kBlockCapacity) return launch_single<1024, 8>(d_hist, cap, length_limit, out, stream);
+  const TempLayout L = temp_layout(cap);
   VLEC_REQUIRE(d_temp != nullptr && temp_bytes >= L.total, "codebook temporary storage of ", temp_bytes,
                " bytes is smaller than the ", L.total, " needed");
   unsigned char* t = static_cast<unsigned char*>(d_temp);
-  Plan* plan = reinterpret_cast<Plan*>(t + L.plan);
-  uint32_t* iota = reinterpret_cast<uint32_t*>(t + L.iota);
-  uint64_t* keys = reinterpret_cast<uint64_t*>(t + L.keys);
-  uint32_t* ranked = reinterpret_cast<uint32_t*>(t + L.ranked);
-  uint64_t* inner = reinterpret_cast<uint64_t*>(t + L.inner);
-  uint8_t* kids = t + L.kids;
-  uint32_t* packed = iota;  // free again once the sort is done
-  uint32_t* counts = reinterpret_cast<uint32_t*>(t + L.counts);
-  std::size_t cub_bytes = L.cub_bytes;
-
-  iota_kernel<<<(cap + 255) / 256, 256, 0, stream>>>(iota, cap);
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(t + L.cub, cub_bytes, d_hist, keys, iota, ranked,
-                                                       static_cast<int>(cap), 0, 64, stream));
-  const std::size_t smem = cl_smem_bytes(cap);
-  allow_cl_smem();
-  generate_cl_kernel<<<1, kClThreads, smem, stream>>>(keys, cap, length_limit, inner, kids, plan);
-  CUDA_CHECK(cudaGetLastError());
-  policy_kernel<<<(cap + kRankThreads - 1) / kRankThreads, kRankThreads, 0, stream>>>(keys, ranked, cap, plan,
-                                                                                      packed);
-  CUDA_CHECK(cudaGetLastError());
-  const uint32_t blocks = (cap + kSymThreads - 1) / kSymThreads;
-  const uint32_t ser_words = static_cast<uint32_t>(serialized_capacity(cap) / 4);
-  count_kernel<<<blocks, kSymThreads, 0, stream>>>(packed, cap, plan, out.lengths, counts,
-                                                   reinterpret_cast<uint32_t*>(out.serialized), ser_words);
-  CUDA_CHECK(cudaGetLastError());
-  generate_cw_kernel<<<blocks, kSymThreads, 0, stream>>>(out.lengths, cap, plan, counts, out);
-  CUDA_CHECK(cudaGetLastError());
+  const Temp tmp{reinterpret_cast<uint64_t*>(t + L.keys), reinterpret_cast<uint16_t*>(t + L.ranked),
+                 reinterpret_cast<uint64_t*>(t + L.inner), t + L.kids, reinterpret_cast<uint16_t*>(t + L.parent)};
+  allow_smem<1024, 8, true>();
+  const uint32_t blocks = (cap + kBlockCapacity - 1) / kBlockCapacity;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(1024);
+  cfg.dynamicSmemBytes = Smem<1024, 8, true>::total;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = blocks;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
+                                out, tmp, g_stamps.load()));
 }
 
 }  // namespace vlec::cuda

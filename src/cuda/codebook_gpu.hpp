@@ -5,13 +5,13 @@
 // storage; nothing is allocated, everything is enqueued on the caller's
 // stream, and the host neither waits nor reads anything back.
 //
-// Why it is fast: alphabets of up to 1,024 symbols take one kernel launch
-// (block radix sort, parallel tree construction and all the rest in shared
-// memory). Larger ones take a CUB radix sort, one 1024-thread block that builds
-// the tree in phases (Tian et al.'s generate_cl, see generate_cl.hpp) with the
-// node queues streamed through shared memory, and three grid-wide kernels for
-// the O(alphabet) work (length policy, code lengths per symbol, canonical
-// codes and serialization), each a handful of coalesced passes.
+// Why it is fast: one kernel launch for every capacity. Up to 8,192 symbols,
+// one block does it all in shared memory (radix sort of the counts, the
+// parallel tree construction of Tian et al.'s generate_cl, see generate_cl.hpp,
+// the length policy, canonical codes and serialization); above that, a
+// thread-block cluster of up to 8 blocks (sm_90) sorts through distributed
+// shared memory, block 0 builds the tree with the node queues streamed
+// through shared-memory rings, and all blocks share the O(alphabet) work.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,17 +35,25 @@ struct DeviceCodebookOut {
 // Bytes of the serialized codebook of any histogram of this capacity (<= 65,536).
 std::size_t codebook_serialized_capacity(uint32_t alphabet_capacity);
 
-// Temporary storage build_codebook_device needs (0 for capacities up to 1,024);
+// Temporary storage build_codebook_device needs (0 for capacities up to 8,192);
 // pass it 256-byte aligned (as cudaMalloc returns it). A host-side query.
 std::size_t codebook_temp_bytes(uint32_t alphabet_capacity);
 
 // d_hist: [alphabet_capacity] u64 counts on the device (symbols 0..capacity-1).
 // length_limit 0 = the automatic policy; otherwise 1..24. The counts must sum
-// to less than 2^64 (as the CPU's construction assumes). Enqueues on `stream`;
-// throws vlec::Error (invalid_argument) for a bad capacity, limit or temp
-// size, and (cuda_error) if a launch fails.
+// to less than 2^64 (as the CPU's construction assumes). Capacities above
+// 8,192 need compute capability 9.0 (a thread-block cluster). Enqueues on
+// `stream`; throws vlec::Error (invalid_argument) for a bad capacity, limit or
+// temp size, and (cuda_error) if a launch fails.
 void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, unsigned length_limit,
                            void* d_temp, std::size_t temp_bytes, const DeviceCodebookOut& out,
                            cudaStream_t stream);
+
+// Diagnostics: while set, every build_codebook_device call has its kernel's
+// block 0 record, at the end of each stage (0 start, 1 counts in, 2 sorted,
+// 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done),
+// %globaltimer in d_stamps[stage] and clock64 in d_stamps[16 + stage]
+// (d_stamps: 32 u64 on the device). nullptr (the default) turns it off.
+void set_codebook_profile(uint64_t* d_stamps);
 
 }  // namespace vlec::cuda

@@ -205,6 +205,7 @@ struct PieceShared {
 // One thread's share of a piece, handed to the strategy.
 struct PieceThread {
   uint32_t e[kThreadSyms];  // (length << 24) | reversed code, in the lane's order; 0 past nsym
+  uint32_t sb[kThreadSyms / 4];  // the bits of each step, one byte each (the codes are not needed after place)
   unsigned nsym;            // symbols the thread holds (16 but in the chunk's last rows)
   uint32_t c_start;         // the lane's bits before the piece
   uint32_t c_thr;           // the lane's bits before the thread's first symbol (after the scan)
@@ -212,10 +213,7 @@ struct PieceThread {
 
 template <unsigned K>
 __device__ __forceinline__ uint32_t step_bits(const PieceThread& t, unsigned s) {
-  uint32_t b = 0;
-#pragma unroll
-  for (unsigned k = 0; k < K; ++k) b += t.e[s * K + k] >> 24;
-  return b;
+  return (t.sb[s / 4] >> (8 * (s % 4))) & 0xFF;
 }
 
 template <typename Sym>
@@ -285,8 +283,13 @@ __device__ void pass_b_pieces(const Sym* in, uint64_t full_rows, uint32_t rest, 
     load_thread(in, full_rows, rest, row0, here, table, t, lane);
     uint32_t sum = 0, last_bits = 0;
 #pragma unroll
+    for (unsigned s = 0; s < kThreadSyms / 4; ++s) t.sb[s] = 0;
+#pragma unroll
     for (unsigned s = 0; s < kThreadSyms / K; ++s) {
-      const uint32_t b = step_bits<K>(t, s);
+      uint32_t b = 0;
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) b += t.e[s * K + k] >> 24;
+      t.sb[s / 4] |= b << (8 * (s % 4));
       sum += b;
       if (s * K < t.nsym) last_bits = b;
     }
@@ -308,11 +311,11 @@ __device__ void pass_b_pieces(const Sym* in, uint64_t full_rows, uint32_t rest, 
     // Words the lane took before the thread's first step (the previous
     // thread of the lane has rows whenever this one has).
     const uint32_t taken0 = warp == 0 ? ps.taken[lane] : (t.c_thr - ps.last[warp - 1][lane] + T + 31) / 32;
+    S::template place<K>(ss, ps, t, warp, lane);
     uint32_t warp_takes = 0;
     walk_steps<K>(t, T, taken0, [&](unsigned, bool take, uint32_t) { warp_takes += __popc(__ballot_sync(kFull, take)); });
     if (lane == 0) ps.takes[warp] = warp_takes;
     const uint32_t base = ps.base;
-    S::template place<K>(ss, ps, t, warp, lane);
     __syncthreads();
     // Move the words to their slots.
     uint32_t slot = base, total = 0;
@@ -427,7 +430,7 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   __shared__ ChunkShared sh;
   __shared__ PieceShared ps;
   __shared__ unsigned long long s_sums[kSharedSumWords];
-  __shared__ alignas(16) unsigned char s_work[kWorkBytes<Sym, S>];
+  __shared__ uint4 s_work[(kWorkBytes<Sym, S> + 15) / 16];  // stage (pass A) or S::Shared (pass B)
   __shared__ uint32_t s_table[kSharedEntries];
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;

@@ -7,5 +7,7 @@
 namespace vlec::cuda {
 
 void launch_encode_lanes(const HuffmanEncodeArgs& a, cudaStream_t stream);
+void launch_encode_pavle(const HuffmanEncodeArgs& a, cudaStream_t stream);
+void launch_encode_reduce_shuffle(const HuffmanEncodeArgs& a, cudaStream_t stream);
 
 }  // namespace vlec::cuda

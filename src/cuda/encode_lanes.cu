@@ -101,15 +101,16 @@ __device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t 
 
 // The codebook's entries: the first kSharedEntries in shared memory (the
 // whole table for bytes and alphabets up to 1,024), the rest read through L1.
+// A file-scope array, so that every lookup addresses it directly.
 constexpr unsigned kSharedEntries = 1024;
+__shared__ uint32_t s_encode_table[kSharedEntries];
 struct EncodeTable {
-  const uint32_t* shared;
   const uint32_t* entry;
   uint32_t size;
   __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
     uint32_t e;
     if (sym < kSharedEntries)
-      e = shared[sym];
+      e = s_encode_table[sym];
     else
       e = sym < size ? __ldg(entry + sym) : 0;
     bad |= e == 0;
@@ -204,33 +205,31 @@ struct LaneWriter {
   uint32_t slot0 = 0, slot1 = 0, slot2 = 0, pending = 0;
 
   // Take a word if the decoder would (before a step); `base` is warp-uniform.
+  // Branch-free: selects instead of a divergent block.
   __device__ __forceinline__ void refill(bool active, uint32_t T, uint32_t& base) {
     const bool need = active && buffer < T;
     const uint32_t mask = __ballot_sync(kFull, need);
-    if (need) {
-      const uint32_t slot = base + __popc(mask & lanemask_lt());
-      slot0 = pending == 0 ? slot : slot0;
-      slot1 = pending == 1 ? slot : slot1;
-      slot2 = pending == 2 ? slot : slot2;
-      ++pending;
-      buffer += 32;
-    }
+    const uint32_t slot = base + __popc(mask & lanemask_lt());
+    slot0 = need && pending == 0 ? slot : slot0;
+    slot1 = need && pending == 1 ? slot : slot1;
+    slot2 = need && pending == 2 ? slot : slot2;
+    pending += need;
+    buffer += need ? 32u : 0u;
     base += __popc(mask);
   }
-  // Append up to 32 bits (one step's codes, merged).
+  // Append up to 32 bits (one step's codes, merged); store the word they complete.
   __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words) {
     acc |= uint64_t{code} << acc_bits;
     acc_bits += len;
-    if (acc_bits >= 32) {
-      if (word >= own_from) {
-        words[slot0] = static_cast<uint32_t>(acc);
-        slot0 = slot1, slot1 = slot2;
-        --pending;
-      }
-      ++word;
-      acc >>= 32;
-      acc_bits -= 32;
-    }
+    const bool full = acc_bits >= 32;
+    const bool store = full && word >= own_from;
+    if (store) words[slot0] = static_cast<uint32_t>(acc);
+    slot0 = store ? slot1 : slot0;
+    slot1 = store ? slot2 : slot1;
+    pending -= store;
+    word += full;
+    acc = full ? acc >> 32 : acc;
+    acc_bits -= full ? 32u : 0u;
   }
   // The chunk ended: the remaining words (zero-padded) are the lane's last.
   // `acc` may still start below own_from (a lane that took a word at its
@@ -402,11 +401,10 @@ __global__ void __launch_bounds__(kWarps * 32, 4) encode_lanes_kernel(const Huff
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __shared__ uint32_t s_table[kSharedEntries];
   for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x)
-    s_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
+    s_encode_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
   // (the first __syncthreads below also orders these stores)
-  const EncodeTable table{s_table, a.encode_entry, a.table_size};
+  const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {
     if (threadIdx.x == 0) {
       sh.chunk = atomicAdd(a.scan.ticket, 1u);

@@ -11,7 +11,7 @@ namespace vlec::cuda {
 
 namespace {
 
-constexpr unsigned kTableBits = 11;  // 8 KiB shared table: codes up to 11 bits in one lookup
+constexpr unsigned kTableBits = 12;  // 16 KiB shared table: codes up to 12 bits in one lookup
 constexpr std::size_t kAlign = 256;
 
 struct Temp {

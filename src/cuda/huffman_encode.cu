@@ -7,8 +7,8 @@ namespace vlec::cuda {
 void launch_huffman_encode(const HuffmanEncodeArgs& args, EncodeStrategy strategy, cudaStream_t stream) {
   switch (strategy) {
     case EncodeStrategy::lanes: return launch_encode_lanes(args, stream);
-    case EncodeStrategy::pavle:
-    case EncodeStrategy::reduce_shuffle: break;
+    case EncodeStrategy::pavle: return launch_encode_pavle(args, stream);
+    case EncodeStrategy::reduce_shuffle: return launch_encode_reduce_shuffle(args, stream);
   }
   VLEC_REQUIRE(false, "this encoder strategy is not built yet");
 }

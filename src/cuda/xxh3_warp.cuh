@@ -30,12 +30,13 @@ struct RowHasher {
     if constexpr (sizeof(Sym) == 1) {
       const uint32_t mine = uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
       const uint32_t next = __shfl_down_sync(kFullMaskXxh, mine, 1);
-      if (lane % 2 == 0) {
-        const uint64_t v = uint64_t{mine} | uint64_t{next} << 32;
-        const unsigned w = row_in_block * 16 + lane / 2;
-        sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
-        sum_b += v;
-      }
+      // Odd lanes compute too (no divergent branch) and keep nothing.
+      const bool even = lane % 2 == 0;
+      const uint64_t v = uint64_t{mine} | uint64_t{next} << 32;
+      const unsigned w = row_in_block * 16 + lane / 2;
+      const uint64_t p = xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      sum_a += even ? p : 0;
+      sum_b += even ? v : 0;
     } else if constexpr (sizeof(Sym) == 2) {
       const uint64_t v = uint64_t{s[0]} | uint64_t{s[1]} << 16 | uint64_t{s[2]} << 32 | uint64_t{s[3]} << 48;
       const unsigned w = row_in_block * 32 + lane;

@@ -1,0 +1,236 @@
+// tests/test_gpu_encoders.cpp: every GPU Huffman encoder strategy (lanes,
+// pavle, reduce_shuffle) against the CPU backend, byte for byte, over the
+// generators, sizes, chunk sizes and length limits that stress the chunk
+// layout: tiny and partial chunks, one-row chunks, pieces of the pavle and
+// reduce_shuffle encoders (32 rows) cut anywhere, K = 4, 2 and 1. Skips
+// without a GPU. Every case prints its seed (VLEC_TEST_SEED reproduces it).
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+#include "vlec/vlec.hpp"
+
+#ifdef VLEC_WITH_CUDA
+#include <random>
+
+#include "cpu/frame_codec.hpp"
+#include "cuda/device_codebook.hpp"
+#include "cuda/frame_device.hpp"
+#include "vlec/device.hpp"
+
+namespace vlec {
+namespace {
+
+constexpr cuda::EncodeStrategy kStrategies[] = {cuda::EncodeStrategy::lanes, cuda::EncodeStrategy::pavle,
+                                                cuda::EncodeStrategy::reduce_shuffle};
+
+const char* name(cuda::EncodeStrategy s) {
+  return s == cuda::EncodeStrategy::lanes ? "lanes" : s == cuda::EncodeStrategy::pavle ? "pavle" : "reduce_shuffle";
+}
+
+// The frame the GPU writes with `strategy`, from a host-built codebook.
+std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,
+                               const huffman::Codebook& book, cuda::EncodeStrategy strategy,
+                               uint64_t* status = nullptr) {
+  const unsigned w = static_cast<unsigned>(dtype_bytes(t));
+  const uint64_t n = data.size() / w;
+  const cuda::UploadedCodebook dbook(book, t);
+  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
+  const std::size_t cap = cuda::frame_encode_capacity(n, w, chunk);
+  cuda::DeviceBuffer<uint8_t> frame(cap);
+  cuda::DeviceBuffer<uint64_t> frame_bytes(1);
+  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));  // poison: every byte of the frame must be written
+  cuda::FrameEncodeArgs a;
+  a.in = in.get();
+  a.elements = n;
+  a.dtype = t;
+  a.chunk_elements = chunk;
+  a.book = dbook.view();
+  a.frame = frame.get();
+  a.frame_capacity = cap;
+  a.frame_bytes = frame_bytes.get();
+  a.strategy = strategy;
+  cuda::DeviceBuffer<uint8_t> temp(cuda::frame_encode_temp_bytes(n, w, chunk));
+  cuda::encode_frame_device(a, temp.get(), temp.size(), 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const uint64_t st = cuda::frame_encode_status(a, temp.get());
+  if (status) *status = st;
+  else EXPECT_EQ(st, 0u);
+  uint64_t size = 0;
+  CUDA_CHECK(cudaMemcpy(&size, frame_bytes.get(), 8, cudaMemcpyDeviceToHost));
+  std::vector<uint8_t> out(std::min<uint64_t>(size, cap));
+  CUDA_CHECK(cudaMemcpy(out.data(), frame.get(), out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, unsigned limit) {
+  cpu::FrameParams p;
+  p.codec = Codec::huffman;
+  p.dtype = t;
+  p.chunk_elements = chunk;
+  p.max_code_length = limit;
+  return cpu::compress_frame(data.data(), data.size() / dtype_bytes(t), p);
+}
+
+huffman::Codebook book_of(const std::vector<uint8_t>& data, DType t, unsigned limit) {
+  huffman::Histogram hist;
+  huffman::accumulate_histogram(data.data(), data.size() / dtype_bytes(t), t, hist);
+  return huffman::build_codebook(hist, limit);
+}
+
+void expect_same(const std::vector<uint8_t>& gpu, const std::vector<uint8_t>& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size()) << what;
+  ASSERT_TRUE(gpu == cpu) << what << ": first difference at byte "
+                          << (std::mismatch(gpu.begin(), gpu.end(), cpu.begin()).first - gpu.begin());
+}
+
+TEST(GpuEncoders, EveryStrategyMatchesCpuBytes) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"runs", DType::u8},
+                        std::pair{"quant1024", DType::u16}, std::pair{"quant65536", DType::u16},
+                        std::pair{"quant1024", DType::u32}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{128}, std::size_t{4097}, std::size_t{65537},
+                          std::size_t{1000003}}) {
+      const uint64_t seed = test::base_seed() + n;
+      const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      for (uint32_t chunk : {128u, 1024u, 16384u, 65536u}) {
+        for (unsigned limit : {0u, 12u, 24u}) {
+          const std::string what = std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) +
+                                   " chunk " + std::to_string(chunk) + " limit " + std::to_string(limit) + " seed " +
+                                   std::to_string(seed);
+          SCOPED_TRACE(what);
+          huffman::Codebook book;
+          try {
+            book = book_of(data, t, limit);
+          } catch (const Error&) {
+            continue;  // a limit too short for the alphabet (quant65536 at 12)
+          }
+          const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk, limit);
+          for (cuda::EncodeStrategy s : kStrategies) {
+            SCOPED_TRACE(name(s));
+            expect_same(gpu_frame(data, t, chunk, book, s), cpu, what + " " + name(s));
+            if (HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Codebooks with every maximum length (K = 4, 2, 1 and the thresholds
+// T = 32 at L = 8 and 16), built from the data so that the CPU frame uses the
+// same one: symbol i drawn with probability ~2^-(i+1), capped at L - 1.
+TEST(GpuEncoders, EveryMaxLength) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (unsigned L : {1u, 2u, 7u, 8u, 9u, 15u, 16u, 17u, 20u, 24u}) {
+    for (DType t : {DType::u8, DType::u16, DType::u32}) {
+      const uint64_t seed = test::base_seed() + 1000 * L + static_cast<unsigned>(t);
+      std::mt19937_64 rng(seed);
+      const std::size_t n = std::size_t{1} << 19;
+      const unsigned w = static_cast<unsigned>(dtype_bytes(t));
+      std::vector<uint8_t> data(n * w, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        uint32_t v = 0;
+        while (v + 1 < L + (L > 1) && (rng() & 1)) ++v;  // geometric over 0 .. L (L + 1 symbols)
+        if (L > 1 && (rng() & 1023) == 0) v = L;          // rare symbols get long codes
+        std::memcpy(data.data() + i * w, &v, w);
+      }
+      for (uint32_t chunk : {128u, 384u, 4096u, 65536u}) {
+        const std::string what = "L " + std::to_string(L) + " " + std::string(to_string(t)) + " chunk " +
+                                 std::to_string(chunk) + " seed " + std::to_string(seed);
+        SCOPED_TRACE(what);
+        const huffman::Codebook book = book_of(data, t, L);
+        const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk, L);
+        for (cuda::EncodeStrategy s : kStrategies) {
+          expect_same(gpu_frame(data, t, chunk, book, s), cpu, what + " " + name(s));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// Chunks of the rarest symbols only: u32 chunks of 24-bit codes still code
+// (the lane bitstreams of a piece are then at their largest), u8 chunks of
+// them are stored raw; large chunks (2^20 and 2^24 elements) and a constant input.
+TEST(GpuEncoders, ExtremeChunks) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  const uint64_t seed = test::base_seed() + 77;
+  std::mt19937_64 rng(seed);
+  for (DType t : {DType::u8, DType::u16, DType::u32}) {
+    const unsigned w = static_cast<unsigned>(dtype_bytes(t));
+    const std::size_t n = (std::size_t{1} << 22) + 129;
+    std::vector<uint8_t> data(n * w, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      uint32_t v = 0;
+      if (i < n / 2) {
+        while (v < 24 && (rng() & 1)) ++v;  // lengths up to 24
+      } else {
+        v = 23 + (rng() & 1);  // the two longest codes only
+      }
+      std::memcpy(data.data() + i * w, &v, w);
+    }
+    for (uint32_t chunk : {4096u, 65536u, 1u << 20, 1u << 24}) {
+      const std::string what = std::string(to_string(t)) + " chunk " + std::to_string(chunk) + " seed " +
+                               std::to_string(seed);
+      SCOPED_TRACE(what);
+      const huffman::Codebook book = book_of(data, t, 24);
+      const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk, 24);
+      for (cuda::EncodeStrategy s : kStrategies) {
+        expect_same(gpu_frame(data, t, chunk, book, s), cpu, what + " " + name(s));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  const std::vector<uint8_t> same(1 << 20, 7);
+  const std::vector<uint8_t> noise = test::sample("uniform", 300001, DType::u8, seed);
+  for (const std::vector<uint8_t>* d : {&same, &noise})
+    for (cuda::EncodeStrategy s : kStrategies)
+      expect_same(gpu_frame(*d, DType::u8, 65536, book_of(*d, DType::u8, 0), s), cpu_frame(*d, DType::u8, 65536, 0),
+                  std::string(name(s)) + (d == &same ? " constant" : " noise"));
+}
+
+// The whole device pipeline with each encoder, and a value outside the
+// alphabet (its chunk is stored raw and the element reported).
+TEST(GpuEncoders, DevicePipelineEveryEncoder) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  for (device::Encoder e : {device::Encoder::lanes, device::Encoder::pavle, device::Encoder::reduce_shuffle}) {
+    for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"quant65536", DType::u16},
+                          std::pair{"quant1024", DType::u32}}) {
+      const std::size_t n = 3000017;
+      const uint64_t seed = test::base_seed() + 5;
+      std::vector<uint8_t> data = test::sample(gen, n, t, seed);
+      const bool bad = t == DType::u32;
+      if (bad) {
+        const uint32_t big = 70000;
+        std::memcpy(data.data() + 4 * 1234567, &big, 4);
+      }
+      SCOPED_TRACE(std::string(gen) + " encoder " + std::to_string(static_cast<int>(e)) + " seed " +
+                   std::to_string(seed));
+      device::CompressOptions o;
+      o.dtype = t;
+      o.encoder = e;
+      cuda::DeviceBuffer<uint8_t> in(data.size()), frame(device::compress_capacity(n, o)),
+          temp(device::compress_temp_bytes(n, o));
+      cuda::DeviceBuffer<uint64_t> out(2);
+      CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+      device::compress(in.get(), n, frame.get(), frame.size(), out.get(), out.get() + 1, temp.get(), temp.size(),
+                       nullptr, o);
+      uint64_t r[2];
+      CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
+      if (bad) {
+        EXPECT_EQ(r[1], 1234567u);
+        continue;
+      }
+      EXPECT_EQ(r[1], ~0ull);
+      std::vector<uint8_t> got(std::min<uint64_t>(r[0], frame.size()));
+      CUDA_CHECK(cudaMemcpy(got.data(), frame.get(), got.size(), cudaMemcpyDeviceToHost));
+      expect_same(got, cpu_frame(data, t, o.chunk_elements, 0), gen);
+      EXPECT_EQ(decompress(got.data(), got.size(), {1, Backend::cpu}), data);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vlec
+#endif  // VLEC_WITH_CUDA
