@@ -70,6 +70,13 @@ __device__ __forceinline__ uint32_t decode_long(const SharedTables& t, uint64_t 
 }
 
 // One lane's decoder state, and the chunk it reads.
+//
+// The warp reads the chunk's words in order (the layout hands them out by
+// ballot), so it keeps the next 64 in two 32-word windows, one word per lane,
+// and a refill is two shuffles instead of a load: a window is loaded, fully
+// coalesced, as soon as the one before it is entered, several steps before
+// its first word is needed, so the decoder no longer waits on global memory
+// at every step.
 struct LaneDecoder {
   uint64_t buf = 0;
   uint32_t bits = 0;
@@ -77,16 +84,32 @@ struct LaneDecoder {
   const uint32_t* words = nullptr;
   uint32_t last_word = 0;  // index of the chunk's last word
   uint32_t base = 0;       // warp-uniform: next word of the chunk
+  uint32_t wbase = 0;      // warp-uniform: first word of win0 (base - wbase < 32)
+  uint32_t win0 = 0, win1 = 0;  // words wbase + lane and wbase + 32 + lane
+
+  // Loads are clamped into the chunk: an overrun is caught by the word count.
+  __device__ __forceinline__ uint32_t load(uint32_t i) const { return __ldg(words + min(i, last_word)); }
+
+  __device__ __forceinline__ void start(unsigned lane) {
+    win0 = load(lane);
+    win1 = load(32 + lane);
+  }
 
   __device__ __forceinline__ void refill(bool active, uint32_t threshold) {
     const bool need = active && bits < threshold;
     const uint32_t mask = __ballot_sync(kFullMask, need);
-    const uint32_t idx = min(base + __popc(mask & lanemask_lt()), last_word);
-    uint32_t w = 0;
-    if (need) w = __ldg(words + idx);
+    const uint32_t r = base - wbase + __popc(mask & lanemask_lt());  // < 63
+    const uint32_t from0 = __shfl_sync(kFullMask, win0, r & 31);
+    const uint32_t from1 = __shfl_sync(kFullMask, win1, r & 31);
+    const uint32_t w = need ? (r < 32 ? from0 : from1) : 0u;
     buf |= uint64_t{w} << bits;
     bits += need ? 32u : 0u;
     base += __popc(mask);
+    if (base - wbase >= 32) {  // warp-uniform: win0 is used up
+      win0 = win1;
+      wbase += 32;
+      win1 = load(wbase + 32 + (threadIdx.x % kLanes));
+    }
   }
 
   template <bool kLong>
@@ -158,6 +181,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) huffman_decode_kernel(con
   d.words = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
   const uint32_t word_count = chunk.stored_bytes / 4;
   d.last_word = word_count - 1;  // Huffman chunks hold at least one word (frame.cpp)
+  d.start(lane);
   RowHasher<Sym> hasher;
   uint64_t acc = init_acc_lane(lane);
   const uint64_t full_rows = n / kRow;
