@@ -21,6 +21,8 @@
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
 #include "cuda/huffman_decode.hpp"
+#include "cuda/histogram_gpu.hpp"
+#include "cuda/codebook_gpu.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
 #include "vlec/device.hpp"
@@ -105,7 +107,24 @@ int main(int argc, char** argv) {
               "maxlen", "decode ms", "decode GB/s", "of copy", "encode ms", "encode GB/s", "of copy", "verified");
 
   for (const std::string& name : args.data) {
-    const gen::Sample sample = gen::make(name, bytes, args.seed);
+    // "file:PATH" benchmarks a file's bytes as u8 (e.g. the Canterbury corpus concatenated).
+    gen::Sample sample;
+    if (name.rfind("file:", 0) == 0) {
+      std::FILE* f = std::fopen(name.c_str() + 5, "rb");
+      if (!f) {
+        std::fprintf(stderr, "gpu_bench: cannot open %s\n", name.c_str() + 5);
+        return 1;
+      }
+      for (int ch; (ch = std::fgetc(f)) != EOF;) sample.bytes.push_back(static_cast<uint8_t>(ch));
+      std::fclose(f);
+      sample.dtype = DType::u8;
+      if (sample.bytes.empty() || sample.bytes.size() > bytes) {
+        std::fprintf(stderr, "gpu_bench: %s is empty or larger than --size\n", name.c_str() + 5);
+        return 1;
+      }
+    } else {
+      sample = gen::make(name, bytes, args.seed);
+    }
     const unsigned width = static_cast<unsigned>(sample.dtype);
     const uint64_t elements = sample.bytes.size() / width;
     cuda::DeviceBuffer<uint8_t> d_in(sample.bytes.size());
@@ -207,6 +226,29 @@ int main(int argc, char** argv) {
                   "%6.1f%% of copy, %s\n",
                   name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, full_ms, full_gbs,
                   100 * full_gbs / copy_gbs, full_same ? "= CPU bytes" : "DIFFERS FROM CPU");
+      // The first two stages of that pipeline on their own: the histogram of
+      // the whole input, and the codebook built from it on the device.
+      {
+        cuda::DeviceBuffer<uint64_t> d_hist(cuda::kHistogramBins), d_bad(1);
+        cuda::DeviceBuffer<uint8_t> d_htemp(std::max<std::size_t>(1, cuda::histogram_temp_bytes(elements, sample.dtype)));
+        const float hist_ms = median_ms(args.repeat, [&] {
+          cuda::histogram_device(d_in.get(), elements, sample.dtype, d_hist.get(), d_bad.get(), d_htemp.get(),
+                                 d_htemp.size(), 0);
+        });
+        const uint32_t cap = sample.dtype == DType::u8 ? 256u : 65536u;
+        cuda::DeviceBuffer<uint8_t> d_lengths(cap), d_ser(cuda::codebook_serialized_capacity(cap)),
+            d_btemp(std::max<std::size_t>(1, cuda::codebook_temp_bytes(cap)));
+        cuda::DeviceBuffer<uint32_t> d_entries(cap), d_info(4);
+        const cuda::DeviceCodebookOut out{d_lengths.get(), d_entries.get(), d_ser.get(), d_info.get()};
+        const float book_ms = median_ms(args.repeat, [&] {
+          cuda::build_codebook_device(d_hist.get(), cap, limit, d_btemp.get(), d_btemp.size(), out, 0);
+        });
+        const double hist_gbs = sample.bytes.size() / hist_ms / 1e6;
+        std::printf("%-12s %-5s %8u      stages: histogram %8.3f ms %8.1f GB/s %6.1f%% of copy; codebook (%u-symbol "
+                    "capacity) %7.1f us\n",
+                    name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, hist_ms, hist_gbs,
+                    100 * hist_gbs / copy_gbs, cap, 1000 * book_ms);
+      }
       std::fflush(stdout);
       if (!same || !full_same) return 3;
       if (!ok) return 2;

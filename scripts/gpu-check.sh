@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/gpu-check.sh: everything vlec runs on the GPU machine, in one go:
 # the GPU test suite (each GPU result compared with the CPU backend), the
-# corruption tests once under compute-sanitizer memcheck, and the GPU
-# benchmark. Logs go to $OUT (the device tool brings them back).
+# corruption tests once under compute-sanitizer memcheck, the GPU benchmark
+# and the size sweep against the CPU backend. Logs go to $OUT (the device
+# tool brings them back).
 #
 # The GPU machine cannot install packages, so the binaries are built here
 # (scripts/prepare-device-carry.sh) and carried in .device-carry/; without
@@ -15,7 +16,7 @@ if [ ! -x "$BIN/vlec_tests" ]; then
   BIN=build-gpu
   cmake -S . -B "$BIN" -DVLEC_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build "$BIN" -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/bench/histogram_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
+  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/bench/gpu_sweep" "$BIN/bench/histogram_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
 fi
 export VLEC_TEST_SEED=${VLEC_TEST_SEED:-20261121}
 {
@@ -42,6 +43,10 @@ fi
 if [ -z "${SKIP_GPU_BENCH:-}" ]; then
   echo "== GPU benchmark"
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+fi
+if [ -x "$BIN/gpu_sweep" ] && [ -z "${SKIP_SWEEP:-}" ]; then
+  echo "== size sweep: GPU against the CPU backend"
+  "$BIN/gpu_sweep" ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/gpu-sweep.log" || status=1
 fi
 if [ -x "$BIN/nvcomp_bench" ] && [ -z "${SKIP_NVCOMP_BENCH:-}" ]; then
   echo "== nvCOMP on the same data (ANS, GDeflate entropy-only)"
