@@ -61,7 +61,12 @@ std::size_t compress_bound(std::size_t input_bytes, const CompressOptions& o) {
   return cpu::raw_frame_bytes(input_bytes / w, static_cast<unsigned>(w), chunk_elements_of(o));
 }
 
-std::vector<uint8_t> compress(const void* input, std::size_t bytes, const CompressOptions& o) {
+namespace {
+
+// Checks the arguments, aligns the input if needed, resolves the codec; then
+// `gpu(input, params)` or `cpu(input, params)` writes the frame.
+template <typename Gpu, typename Cpu>
+auto compress_with(const void* input, std::size_t bytes, const CompressOptions& o, Gpu&& gpu, Cpu&& cpu) {
   const std::size_t w = dtype_bytes(o.dtype);
   VLEC_REQUIRE(bytes % w == 0, "input of ", bytes, " bytes is not a whole number of ", to_string(o.dtype),
                " elements");
@@ -79,20 +84,40 @@ std::vector<uint8_t> compress(const void* input, std::size_t bytes, const Compre
   p.chunk_elements = chunk_elements_of(o);
   p.max_code_length = o.max_code_length;
   p.threads = o.threads;
-  if (use_cuda(o.backend) && cuda::can_encode(p.codec, p.dtype))
-    return cuda::compress_frame(static_cast<const uint8_t*>(input), bytes / w, p.codec, p.dtype, p.chunk_elements,
-                                p.max_code_length);
+  if (use_cuda(o.backend) && cuda::can_encode(p.codec, p.dtype)) return gpu(static_cast<const uint8_t*>(input), p);
   // The rle codecs, and every codec without a GPU, on the CPU: the same bytes.
-  return cpu::compress_frame(static_cast<const uint8_t*>(input), bytes / w, p);
+  return cpu(static_cast<const uint8_t*>(input), p);
+}
+
+}  // namespace
+
+std::vector<uint8_t> compress(const void* input, std::size_t bytes, const CompressOptions& o) {
+  const uint64_t elements = bytes / dtype_bytes(o.dtype);
+  return compress_with(
+      input, bytes, o,
+      [&](const uint8_t* in, const cpu::FrameParams& p) {
+        return cuda::compress_frame(in, elements, p.codec, p.dtype, p.chunk_elements, p.max_code_length);
+      },
+      [&](const uint8_t* in, const cpu::FrameParams& p) { return cpu::compress_frame(in, elements, p); });
 }
 
 std::size_t compress(const void* input, std::size_t bytes, void* out, std::size_t capacity,
                      const CompressOptions& o) {
-  const std::vector<uint8_t> frame = compress(input, bytes, o);
-  SAFETY_CHECK(frame.size() <= capacity, ErrorCode::output_too_small, "compressed stream needs ", frame.size(),
-               " bytes but the output buffer holds ", capacity);
-  std::memcpy(out, frame.data(), frame.size());
-  return frame.size();
+  const uint64_t elements = bytes / dtype_bytes(o.dtype);
+  return compress_with(
+      input, bytes, o,
+      [&](const uint8_t* in, const cpu::FrameParams& p) {
+        const std::vector<uint8_t> frame =
+            cuda::compress_frame(in, elements, p.codec, p.dtype, p.chunk_elements, p.max_code_length);
+        SAFETY_CHECK(frame.size() <= capacity, ErrorCode::output_too_small, "compressed stream needs ",
+                     frame.size(), " bytes but the output buffer holds ", capacity);
+        std::memcpy(out, frame.data(), frame.size());
+        return frame.size();
+      },
+      [&](const uint8_t* in, const cpu::FrameParams& p) {
+        // Straight into the caller's buffer: no second copy of the frame.
+        return cpu::compress_frame_into(in, elements, p, static_cast<uint8_t*>(out), capacity);
+      });
 }
 
 uint64_t frame_size(const void* data, std::size_t available) {

@@ -29,6 +29,11 @@ uint64_t raw_frame_bytes(uint64_t elements, unsigned width, uint32_t chunk_eleme
 // be larger than the raw one.
 std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, const FrameParams& p);
 
+// The same frame written straight into `out` (no intermediate copy); returns
+// its size. Throws output_too_small if it needs more than `capacity` bytes.
+std::size_t compress_frame_into(const uint8_t* input, uint64_t elements, const FrameParams& p, uint8_t* out,
+                                std::size_t capacity);
+
 // Decode a parsed frame into `out` (elements * width bytes), verifying every
 // chunk's checksum.
 void decompress_frame(const format::ParsedFrame& frame, uint8_t* out, unsigned threads);

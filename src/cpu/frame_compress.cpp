@@ -168,24 +168,60 @@ std::vector<uint8_t> compress_rle_huffman(FrameJob& job, unsigned max_code_lengt
   return books;
 }
 
-std::vector<uint8_t> assemble(FrameJob& job, const std::vector<uint8_t>& codebooks) {
+// The header area (fixed header, codebooks, index); sets the frame's size.
+std::vector<uint8_t> header_area(FrameJob& job, const std::vector<uint8_t>& codebooks) {
   std::vector<ChunkEntry> index(job.chunks.size());
   for (std::size_t c = 0; c < index.size(); ++c) index[c] = job.chunks[c].entry;
-  std::vector<uint8_t> frame = format::write_header_area(job.header, codebooks, index);
-  const std::size_t header_bytes = frame.size();
-  frame.resize(job.header.frame_bytes, 0);
-  std::vector<uint64_t> offsets(index.size());
-  uint64_t at = header_bytes;
-  for (std::size_t c = 0; c < index.size(); ++c) {
+  return format::write_header_area(job.header, codebooks, index);
+}
+
+// The whole frame at dst (frame_bytes): header area, then every chunk with its
+// zero padding, copied on all threads; nothing is written twice, so the
+// caller's buffer needs no clearing first.
+void write_frame(const FrameJob& job, const std::vector<uint8_t>& header, uint8_t* dst) {
+  std::memcpy(dst, header.data(), header.size());
+  const std::size_t chunks = job.chunks.size();
+  std::vector<uint64_t> offsets(chunks + 1);
+  uint64_t at = header.size();
+  for (std::size_t c = 0; c < chunks; ++c) {
     offsets[c] = at;
-    at += align_up(index[c].stored_bytes, 4);
+    at += align_up(job.chunks[c].entry.stored_bytes, 4);
   }
-  parallel_for(index.size(), job.threads, [&](std::size_t c) {
+  offsets[chunks] = at;
+  parallel_for(chunks, job.threads, [&](std::size_t c) {
     const ChunkOut& out = job.chunks[c];
     const uint8_t* src = out.bytes.empty() ? job.chunk_data(c) : out.bytes.data();
-    std::memcpy(frame.data() + offsets[c], src, out.entry.stored_bytes);
+    const uint32_t n = out.entry.stored_bytes;
+    std::memcpy(dst + offsets[c], src, n);
+    std::memset(dst + offsets[c] + n, 0, offsets[c + 1] - offsets[c] - n);
   });
-  return frame;
+  std::memset(dst + at, 0, job.header.frame_bytes - at);
+}
+
+// Codes every chunk of the frame; returns its header area (frame_bytes set).
+std::vector<uint8_t> code_frame(FrameJob& job, const uint8_t* input, uint64_t elements, const FrameParams& p) {
+  const unsigned w = static_cast<unsigned>(dtype_bytes(p.dtype));
+  VLEC_REQUIRE(p.chunk_elements >= format::kChunkGranule && p.chunk_elements <= format::kMaxChunkElements &&
+                   p.chunk_elements % format::kChunkGranule == 0,
+               "chunk size ", p.chunk_elements, " must be a multiple of ", format::kChunkGranule, " between ",
+               format::kChunkGranule, " and ", format::kMaxChunkElements, " elements");
+  VLEC_REQUIRE(p.codec != Codec::huffman || w <= 4, "Huffman coding takes u8, u16 or u32 elements, not ",
+               to_string(p.dtype));
+  job.input = input;
+  job.threads = p.threads;
+  job.header.codec = p.codec;
+  job.header.width = static_cast<uint8_t>(w);
+  job.header.elements = elements;
+  job.header.chunk_elements = p.chunk_elements;
+  job.chunks.resize(job.header.chunks());
+  std::vector<uint8_t> codebooks;
+  switch (p.codec) {
+    case Codec::raw: compress_raw(job); break;
+    case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length); break;
+    case Codec::rle: compress_rle(job); break;
+    case Codec::rle_huffman: codebooks = compress_rle_huffman(job, p.max_code_length); break;
+  }
+  return header_area(job, codebooks);
 }
 
 }  // namespace
@@ -199,33 +235,33 @@ uint64_t raw_frame_bytes(uint64_t elements, unsigned width, uint32_t chunk_eleme
 }
 
 std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, const FrameParams& p) {
-  const unsigned w = static_cast<unsigned>(dtype_bytes(p.dtype));
-  VLEC_REQUIRE(p.chunk_elements >= format::kChunkGranule && p.chunk_elements <= format::kMaxChunkElements &&
-                   p.chunk_elements % format::kChunkGranule == 0,
-               "chunk size ", p.chunk_elements, " must be a multiple of ", format::kChunkGranule, " between ",
-               format::kChunkGranule, " and ", format::kMaxChunkElements, " elements");
-  VLEC_REQUIRE(p.codec != Codec::huffman || w <= 4, "Huffman coding takes u8, u16 or u32 elements, not ",
-               to_string(p.dtype));
-  FrameJob job{input, {}, p.threads, {}};
-  job.header.codec = p.codec;
-  job.header.width = static_cast<uint8_t>(w);
-  job.header.elements = elements;
-  job.header.chunk_elements = p.chunk_elements;
-  job.chunks.resize(job.header.chunks());
-  std::vector<uint8_t> codebooks;
-  switch (p.codec) {
-    case Codec::raw: compress_raw(job); break;
-    case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length); break;
-    case Codec::rle: compress_rle(job); break;
-    case Codec::rle_huffman: codebooks = compress_rle_huffman(job, p.max_code_length); break;
-  }
-  std::vector<uint8_t> frame = assemble(job, codebooks);
-  if (p.codec != Codec::raw && frame.size() > raw_frame_bytes(elements, w, p.chunk_elements)) {
+  FrameJob job{};
+  const std::vector<uint8_t> header = code_frame(job, input, elements, p);
+  const unsigned w = job.header.width;
+  if (p.codec != Codec::raw && job.header.frame_bytes > raw_frame_bytes(elements, w, p.chunk_elements)) {
     FrameParams raw = p;
     raw.codec = Codec::raw;
     return compress_frame(input, elements, raw);
   }
+  std::vector<uint8_t> frame(job.header.frame_bytes);
+  write_frame(job, header, frame.data());
   return frame;
+}
+
+std::size_t compress_frame_into(const uint8_t* input, uint64_t elements, const FrameParams& p, uint8_t* out,
+                                std::size_t capacity) {
+  FrameJob job{};
+  const std::vector<uint8_t> header = code_frame(job, input, elements, p);
+  const unsigned w = job.header.width;
+  if (p.codec != Codec::raw && job.header.frame_bytes > raw_frame_bytes(elements, w, p.chunk_elements)) {
+    FrameParams raw = p;
+    raw.codec = Codec::raw;
+    return compress_frame_into(input, elements, raw, out, capacity);
+  }
+  SAFETY_CHECK(job.header.frame_bytes <= capacity, ErrorCode::output_too_small, "compressed stream needs ",
+               job.header.frame_bytes, " bytes but the output buffer holds ", capacity);
+  write_frame(job, header, out);
+  return job.header.frame_bytes;
 }
 
 }  // namespace vlec::cpu

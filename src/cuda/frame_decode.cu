@@ -71,7 +71,7 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
   const std::vector<ChunkDesc> descs = chunk_descs(f);
   CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
   if (h.codec == Codec::huffman) {
-    const huffman::DecodeTable table = huffman::make_decode_table(f.codebooks[0], kTableBits);
+    const huffman::DecodeTable table = huffman::make_primary_decode_table(f.codebooks[0], kTableBits);
     std::vector<uint32_t> canon(3 * kCanonSlots);
     for (unsigned l = 0; l < kCanonSlots; ++l)
       canon[l] = table.first[l], canon[kCanonSlots + l] = table.count[l], canon[2 * kCanonSlots + l] = table.offset[l];

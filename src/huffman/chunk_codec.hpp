@@ -72,6 +72,8 @@ struct DecodeTable {
   std::vector<uint32_t> pair8;     // two codes per lookup, symbols as bytes
   std::vector<uint64_t> pair16;    // two codes per lookup, symbols as 16-bit values
 };
+// Only the canonical arrays and the primary table (what the GPU decoder uses).
+DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bits);
 // symbol_bytes: the width of the symbols the table will decode (1, 2 or 4),
 // so that only that width's pair table is built; 0 builds both.
 DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11, unsigned symbol_bytes = 0);

@@ -54,7 +54,7 @@ constexpr unsigned kMinPairShare = 128;
 
 }  // namespace
 
-DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes) {
+DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bits) {
   DecodeTable t;
   t.max_length = book.max_length;
   if (book.empty()) return t;
@@ -80,6 +80,12 @@ DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsig
           t.entry[book.codes[s] | (hi << l)] = (l << 16) | s;
     }
 
+  return t;
+}
+
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes) {
+  DecodeTable t = make_primary_decode_table(book, primary_bits);
+  if (book.empty()) return t;
   // The CPU tables. The single table, and the longest code under each of its
   // indexes that starts a longer code.
   const unsigned K = symbols_per_step(book.max_length);
