@@ -71,6 +71,7 @@ __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uin
         const uint32_t tile_runs = static_cast<uint32_t>(std::min<uint64_t>(kTileRuns, R - t));
         const int k0 = threadIdx.x * kItems;
         uint32_t len[kItems], sum = 0;
+        __syncthreads();  // every thread is done with the previous tile's ends, values and scan storage
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
           const uint32_t k = k0 + j;
@@ -79,7 +80,6 @@ __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uin
           sum += len[j];
         }
         uint32_t before, tile_total;
-        __syncthreads();  // the previous tile's ends and values are no longer read
         Scan(scan_temp).ExclusiveSum(sum, before, tile_total);
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {

@@ -49,8 +49,8 @@ const char* to_string(RleStrategy s) {
 // runs of ~6 that is about twice the DRAM traffic. For chunks of fewer than
 // 1,024 elements a block per chunk idles most of its threads, and parle, whose
 // work does not depend on the chunk size, is the better choice.
-RleStrategy default_rle_strategy(uint32_t chunk_elements) {
-  return chunk_elements >= 1024 ? RleStrategy::chunked : RleStrategy::parle;
+RleStrategy default_rle_strategy(uint64_t elements, uint32_t chunk_elements) {
+  return chunk_elements >= 1024 || elements > UINT32_MAX ? RleStrategy::chunked : RleStrategy::parle;
 }
 
 std::size_t rle_payload_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements) {

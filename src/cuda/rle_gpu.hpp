@@ -23,7 +23,8 @@
 //    (Rutter's defragmenting copy, fused: re-reading the chunk costs less
 //    than writing, re-reading and copying worst-case staging slots).
 //
-// Default: chunked (see kDefaultRleStrategy in rle_gpu.cu for why).
+// Default: chunked for chunks of 1,024 elements or more, else parle (see
+// default_rle_strategy in rle_gpu.cu for why).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,8 +39,8 @@ enum class RleStrategy { parle, chunked };
 const char* to_string(RleStrategy s);
 
 // The strategy that is fastest by design (chunked; parle for chunks too small
-// to keep a thread block busy).
-RleStrategy default_rle_strategy(uint32_t chunk_elements);
+// to keep a thread block busy, where it can take the input).
+RleStrategy default_rle_strategy(uint64_t elements, uint32_t chunk_elements);
 
 // Bytes of the packed payload in the worst case (every element its own run):
 // the capacity RleEncodeArgs::payload must have.
@@ -75,6 +76,7 @@ struct RleEncodeArgs {
   uint16_t* lengths = nullptr;
 };
 
+// d_temp must be aligned as cudaMalloc aligns (256 bytes).
 std::size_t rle_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s);
 
 // Enqueue the run-length encoding of every chunk. Throws vlec::Error
