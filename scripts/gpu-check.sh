@@ -16,7 +16,7 @@ if [ ! -x "$BIN/vlec_tests" ]; then
   BIN=build-gpu
   cmake -S . -B "$BIN" -DVLEC_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
     cmake --build "$BIN" -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/bench/gpu_sweep" "$BIN/bench/histogram_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
+  cp "$BIN/tests/vlec_tests" "$BIN/bench/gpu_bench" "$BIN/bench/gpu_sweep" "$BIN/bench/rle_bench" "$BIN/bench/histogram_bench" "$BIN/vlec" "$BIN/" 2>/dev/null
 fi
 export VLEC_TEST_SEED=${VLEC_TEST_SEED:-20261121}
 {
@@ -32,7 +32,8 @@ echo "== GPU tests"
 tail -5 "$OUT/gpu-tests.log"
 echo "== compute-sanitizer memcheck (corruption tests)"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
-  --gtest_filter='Gpu.CorruptionAndTruncationAreReported' >"$OUT/memcheck.log" 2>&1 || status=1
+  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError' \
+  >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
 if [ -n "${NCU_BENCH_ARGS:-}" ]; then
   echo "== Nsight Compute: kernel times of one benchmark pass"
@@ -43,6 +44,11 @@ fi
 if [ -z "${SKIP_GPU_BENCH:-}" ]; then
   echo "== GPU benchmark"
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
+fi
+if [ -x "$BIN/rle_bench" ] && [ -z "${SKIP_RLE_BENCH:-}" ]; then
+  echo "== RLE benchmark (parle, chunked, default, CUB baseline, decode)"
+  "$BIN/rle_bench" ${RLE_BENCH_ARGS:---size 1024 --repeat 10 --seed 1 --data runs,volume --chunks 65536} 2>&1 |
+    tee "$OUT/rle-bench.log" || status=1
 fi
 if [ -x "$BIN/gpu_sweep" ] && [ -z "${SKIP_SWEEP:-}" ]; then
   echo "== size sweep: GPU against the CPU backend"
