@@ -204,6 +204,29 @@ std::vector<uint8_t> make_bytes(const std::string& kind, std::size_t n, uint64_t
   return b;
 }
 
+// The chunks of `coded` as a frame stores them: raw where coding does not pay.
+Coded as_framed(const Coded& coded, const std::vector<uint8_t>& data, unsigned w, uint32_t C) {
+  const uint64_t n = data.size() / w, chunks = coded.runs.size();
+  Coded f;
+  f.payload_offsets.push_back(0);
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint64_t m = std::min<uint64_t>(C, n - c * C), raw = m * w;
+    const uint8_t* src = coded.payload.data() + coded.payload_offsets[c];
+    uint32_t stored = coded.stored[c], runs = coded.runs[c];
+    if (stored >= raw) {
+      src = data.data() + c * C * w;
+      stored = static_cast<uint32_t>(raw);
+      runs = 0;
+    }
+    f.runs.push_back(runs);
+    f.stored.push_back(stored);
+    f.payload.insert(f.payload.end(), src, src + stored);
+    f.payload.resize(align4(f.payload.size()), 0);
+    f.payload_offsets.push_back(f.payload.size());
+  }
+  return f;
+}
+
 constexpr unsigned kWidths[] = {1, 2, 4, 8};
 constexpr uint32_t kChunks[] = {1, 7, 128, 65536, 1u << 20};
 constexpr std::size_t kSizes[] = {0, 1, 2, 31, 65535, 65537, 1000003};
@@ -241,8 +264,12 @@ TEST_P(GpuRle, EncodeMatchesCpuAndDecodeRestores) {
         }
         SCOPED_TRACE(kind + " decode n " + std::to_string(n) + " width " + std::to_string(w) + " chunk " +
                      std::to_string(C) + " seed " + std::to_string(seed));
-        const DecodeResult d = gpu_decode(cpu.payload, cpu.payload.size(), cpu.payload_offsets, cpu.stored, cpu.runs,
-                                          n, w, C);
+        // Decode what a frame holds: a chunk whose coding is not smaller than
+        // its raw bytes is stored raw (R = 0), as cpu/frame_compress.cpp does;
+        // a stored size equal to the raw size always means raw (FORMAT.md §6).
+        const Coded framed = as_framed(cpu, data, w, C);
+        const DecodeResult d = gpu_decode(framed.payload, framed.payload.size(), framed.payload_offsets,
+                                          framed.stored, framed.runs, n, w, C);
         ASSERT_EQ(d.status, std::vector<uint32_t>(cpu.runs.size(), cuda::kRleOk));
         ASSERT_TRUE(d.out == data);
       }
@@ -376,7 +403,7 @@ TEST(GpuRleApi, RejectsBadArguments) {
   EXPECT_THROW(cuda::rle_encode_temp_bytes(100, 3, 16, RleStrategy::chunked), Error);
   EXPECT_THROW(cuda::rle_encode_temp_bytes(100, 1, 0, RleStrategy::parle), Error);
   EXPECT_THROW(cuda::rle_encode_temp_bytes(uint64_t{1} << 33, 1, 65536, RleStrategy::parle), Error);
-  EXPECT_EQ(cuda::default_rle_strategy(1000, 65536), RleStrategy::chunked);
+  EXPECT_EQ(cuda::default_rle_strategy(1000, 65536), RleStrategy::parle);
   EXPECT_EQ(cuda::default_rle_strategy(1000, 7), RleStrategy::parle);
   EXPECT_EQ(cuda::default_rle_strategy(uint64_t{1} << 33, 7), RleStrategy::chunked);
 }

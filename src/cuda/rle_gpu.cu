@@ -40,17 +40,17 @@ const char* to_string(RleStrategy s) {
   return "?";
 }
 
-// Why chunked is the default: per element of input it reads the input twice
-// (the second read mostly from L2, the block having just read the chunk) and
-// writes the payload once. parle reads the input once but writes and then
-// re-reads 4 bytes of run-start position per run (twice: run lengths and the
-// scatter), gathers the run values from the input again, and runs
-// cub::DeviceSelect's decoupled look-back over every element; for u8 data with
-// runs of ~6 that is about twice the DRAM traffic. For chunks of fewer than
-// 1,024 elements a block per chunk idles most of its threads, and parle, whose
-// work does not depend on the chunk size, is the better choice.
+// The default is the strategy measured faster (bench/results/
+// 2026-11-22-h100-rle-bench.log, H100, 1 GiB u8, chunks of 65,536): parle 243
+// GB/s on byte runs of mean ~6 and 339 GB/s on the sparse volume, against
+// chunked's 142 and 152. By design chunked moves about half of parle's DRAM
+// traffic, but its per-tile BlockScans and second pass make it
+// instruction-bound; parle's work is CUB's select plus two light kernels.
+// parle stores 32-bit run-start positions, so inputs of 2^32 elements or more
+// take chunked.
 RleStrategy default_rle_strategy(uint64_t elements, uint32_t chunk_elements) {
-  return chunk_elements >= 1024 || elements > UINT32_MAX ? RleStrategy::chunked : RleStrategy::parle;
+  (void)chunk_elements;
+  return elements > UINT32_MAX ? RleStrategy::chunked : RleStrategy::parle;
 }
 
 std::size_t rle_payload_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements) {
