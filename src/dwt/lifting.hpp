@@ -1,0 +1,182 @@
+// dwt/lifting.hpp: the 5/3 lifting steps along one axis, in two shapes.
+//
+//  * Lines (the x axis): one contiguous line at a time. The line is split into
+//    its even and odd samples in a small buffer (a stride-2 gather the
+//    compiler turns into shuffles), then predict and update run over the two
+//    contiguous halves as plain element-wise loops, which vectorize, with the
+//    symmetric extension peeled off at both ends so the loops have no branch.
+//
+//  * Column blocks (the y and z axes): B adjacent columns at once. Each step
+//    reads or writes B contiguous int32 of one row, so the memory walk is a
+//    sequence of B*4-byte runs (whole cache lines) instead of one strided
+//    4-byte load per row and column, and the inner loop over the B lanes is a
+//    fixed-length vector loop. The forward pass streams down the block and
+//    lifts in place: the low band goes straight to row i (every row it
+//    overwrites has already been read), only the high band waits in a buffer
+//    of ceil(n/2) x B until the end. The inverse buffers the low band and
+//    streams likewise. B == 0 selects a runtime lane count (the last, narrower
+//    block of a region).
+//
+// Forward arithmetic is plain int32: the caller has bounded the samples so no
+// sum overflows (vlec/dwt.hpp). The inverse computes modulo 2^32 (wadd/wsub),
+// so coefficients that no forward transform produced are never undefined
+// behaviour; the final output step checks the range of the sample type.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace vlec::dwt {
+
+inline int32_t wadd(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+inline int32_t wsub(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b)); }
+
+// ---------------------------------------------------------------------------
+// Lines (contiguous samples)
+// ---------------------------------------------------------------------------
+
+// Forward along one line of n >= 2 samples: low band to out[0, ceil(n/2)),
+// high band to out[ceil(n/2), n). `out` may be `in` (Tin = int32_t).
+// lo and hi are scratch of ceil(n/2) each.
+template <typename Tin>
+inline void forward_line(const Tin* in, int32_t* out, std::size_t n, int32_t* lo, int32_t* hi) {
+  const std::size_t nh = n / 2, nl = n - nh;
+  for (std::size_t i = 0; i < nh; ++i) {
+    lo[i] = static_cast<int32_t>(in[2 * i]);
+    hi[i] = static_cast<int32_t>(in[2 * i + 1]);
+  }
+  if (n & 1) lo[nh] = static_cast<int32_t>(in[n - 1]);
+  // Predict: d[i] = x[2i+1] - ((x[2i] + x[2i+2]) >> 1); for even n the last
+  // one mirrors x[n] = x[n-2], and (2a) >> 1 = a.
+  const std::size_t np = (n & 1) ? nh : nh - 1;
+  for (std::size_t i = 0; i < np; ++i) hi[i] -= (lo[i] + lo[i + 1]) >> 1;
+  if (!(n & 1)) hi[nh - 1] -= lo[nh - 1];
+  // Update: s[i] = x[2i] + ((d[i-1] + d[i] + 2) >> 2), d[-1] = d[0] and, for
+  // odd n, d[nh] = d[nh-1].
+  out[0] = lo[0] + ((2 * hi[0] + 2) >> 2);
+  for (std::size_t i = 1; i < nh; ++i) out[i] = lo[i] + ((hi[i - 1] + hi[i] + 2) >> 2);
+  if (n & 1) out[nh] = lo[nh] + ((2 * hi[nh - 1] + 2) >> 2);
+  std::copy(hi, hi + nh, out + nl);
+}
+
+// Range of the output type: int32 work values are not checked; the final
+// pass of an inverse into the caller's samples is.
+template <typename T>
+struct SampleRange {
+  static constexpr int32_t lo = static_cast<int32_t>(std::numeric_limits<T>::min());
+  static constexpr int32_t hi = static_cast<int32_t>(std::numeric_limits<T>::max());
+};
+
+// Inverse along one line of n >= 2 coefficients (low band then high band) to
+// n samples in `out` (may be `in` for Tout = int32_t). With kCheck, returns
+// false, leaving `out` unspecified, if a sample falls outside [lo, hi].
+// lo_buf and hi_buf are scratch of ceil(n/2) each.
+template <typename Tout, bool kCheck>
+inline bool inverse_line(const int32_t* in, Tout* out, std::size_t n, int32_t* lo, int32_t* hi,
+                         int32_t range_lo, int32_t range_hi) {
+  const std::size_t nh = n / 2, nl = n - nh;
+  std::copy(in, in + nl, lo);
+  std::copy(in + nl, in + n, hi);
+  // Undo the update: x[2i] = s[i] - ((d[i-1] + d[i] + 2) >> 2).
+  lo[0] = wsub(lo[0], wadd(wadd(hi[0], hi[0]), 2) >> 2);
+  for (std::size_t i = 1; i < nh; ++i) lo[i] = wsub(lo[i], wadd(wadd(hi[i - 1], hi[i]), 2) >> 2);
+  if (n & 1) lo[nh] = wsub(lo[nh], wadd(wadd(hi[nh - 1], hi[nh - 1]), 2) >> 2);
+  // Undo the predict: x[2i+1] = d[i] + ((x[2i] + x[2i+2]) >> 1).
+  const std::size_t np = (n & 1) ? nh : nh - 1;
+  for (std::size_t i = 0; i < np; ++i) hi[i] = wadd(hi[i], wadd(lo[i], lo[i + 1]) >> 1);
+  if (!(n & 1)) hi[nh - 1] = wadd(hi[nh - 1], lo[nh - 1]);
+  if (kCheck) {
+    int32_t mn = lo[0], mx = lo[0];
+    for (std::size_t i = 0; i < nl; ++i) mn = std::min(mn, lo[i]), mx = std::max(mx, lo[i]);
+    for (std::size_t i = 0; i < nh; ++i) mn = std::min(mn, hi[i]), mx = std::max(mx, hi[i]);
+    if (mn < range_lo || mx > range_hi) return false;
+  }
+  for (std::size_t i = 0; i < nh; ++i) {
+    out[2 * i] = static_cast<Tout>(lo[i]);
+    out[2 * i + 1] = static_cast<Tout>(hi[i]);
+  }
+  if (n & 1) out[n - 1] = static_cast<Tout>(lo[nh]);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Column blocks: `lanes` adjacent columns of n >= 2 samples, sample i of lane b
+// at p[i * stride + b].
+// ---------------------------------------------------------------------------
+
+// Forward in place. hbuf: scratch of floor(n/2) * max(B, lanes).
+template <int B>
+inline void forward_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t lanes, int32_t* hbuf) {
+  const std::size_t L = B > 0 ? static_cast<std::size_t>(B) : lanes;
+  const std::size_t nh = n / 2, nl = n - nh;
+  // Step i reads rows 2i, 2i+1, 2i+2 and writes low row i: rows written so far
+  // (< i) are all below 2i, so the input is never overwritten before it is read.
+  for (std::size_t i = 0; i < nh; ++i) {
+    const int32_t* e0 = p + static_cast<std::ptrdiff_t>(2 * i) * stride;
+    const int32_t* o = e0 + stride;
+    const int32_t* e1 = (2 * i + 2 < n) ? o + stride : e0;  // x[n] = x[n-2]
+    int32_t* h = hbuf + i * L;
+    const int32_t* hp = i ? h - L : h;  // d[-1] = d[0]
+    int32_t* s = p + static_cast<std::ptrdiff_t>(i) * stride;
+    for (std::size_t b = 0; b < L; ++b) {
+      const int32_t d = o[b] - ((e0[b] + e1[b]) >> 1);
+      h[b] = d;
+      s[b] = e0[b] + ((hp[b] + d + 2) >> 2);  // e0 is read before s (== e0 when i = 0) is written
+    }
+  }
+  if (n & 1) {  // last low sample: d[nh] mirrors d[nh-1]
+    const int32_t* e = p + static_cast<std::ptrdiff_t>(n - 1) * stride;
+    const int32_t* h = hbuf + (nh - 1) * L;
+    int32_t* s = p + static_cast<std::ptrdiff_t>(nh) * stride;
+    for (std::size_t b = 0; b < L; ++b) s[b] = e[b] + ((2 * h[b] + 2) >> 2);
+  }
+  for (std::size_t i = 0; i < nh; ++i)
+    std::copy(hbuf + i * L, hbuf + i * L + L, p + static_cast<std::ptrdiff_t>(nl + i) * stride);
+}
+
+// Inverse in place. sbuf: scratch of ceil(n/2) * max(B, lanes), plus one row
+// of 2 * max(B, lanes) (even samples carried between steps).
+template <int B>
+inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t lanes, int32_t* sbuf) {
+  const std::size_t L = B > 0 ? static_cast<std::size_t>(B) : lanes;
+  const std::size_t nh = n / 2, nl = n - nh;
+  // The low band is copied out: rows 2i and 2i+1, written at step i, hold
+  // low samples of later steps. The high band is read in place: step i reads
+  // rows nl+i and nl+i+1, and steps before it wrote only rows below 2i <= nl+i
+  // (i < nl); at step i itself each lane reads d before writing x.
+  for (std::size_t i = 0; i < nl; ++i)
+    std::copy(p + static_cast<std::ptrdiff_t>(i) * stride, p + static_cast<std::ptrdiff_t>(i) * stride + L,
+              sbuf + i * L);
+  int32_t* ecur = sbuf + nl * L;  // x[2i]
+  int32_t* enext = ecur + L;      // x[2i+2]
+  const int32_t* d0 = p + static_cast<std::ptrdiff_t>(nl) * stride;
+  for (std::size_t b = 0; b < L; ++b) ecur[b] = wsub(sbuf[b], wadd(wadd(d0[b], d0[b]), 2) >> 2);
+  for (std::size_t i = 0; i < nh; ++i) {
+    const int32_t* d = p + static_cast<std::ptrdiff_t>(nl + i) * stride;
+    const int32_t* dn = (i + 1 < nh) ? d + stride : d;  // d[nh] = d[nh-1] (odd n)
+    int32_t* xe = p + static_cast<std::ptrdiff_t>(2 * i) * stride;
+    int32_t* xo = xe + stride;
+    if (i + 1 < nl) {
+      const int32_t* s1 = sbuf + (i + 1) * L;
+      for (std::size_t b = 0; b < L; ++b) {
+        const int32_t db = d[b];
+        const int32_t e1 = wsub(s1[b], wadd(wadd(db, dn[b]), 2) >> 2);
+        enext[b] = e1;
+        xe[b] = ecur[b];
+        xo[b] = wadd(db, wadd(ecur[b], e1) >> 1);
+      }
+      std::swap(ecur, enext);
+    } else {  // even n, last pair: x[n] = x[n-2]
+      for (std::size_t b = 0; b < L; ++b) {
+        const int32_t db = d[b];
+        xe[b] = ecur[b];
+        xo[b] = wadd(db, ecur[b]);
+      }
+    }
+  }
+  if (n & 1) std::copy(ecur, ecur + L, p + static_cast<std::ptrdiff_t>(n - 1) * stride);
+}
+
+}  // namespace vlec::dwt
