@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -168,20 +169,20 @@ void inverse_x(int32_t* work, Tout* out, const DwtShape& full, const DwtShape& e
 template <bool kForward>
 void column_pass(int32_t* work, std::ptrdiff_t stride, std::size_t n, std::size_t outer, std::size_t outer_stride,
                  std::size_t width, unsigned threads) {
-  const std::size_t blocks = div_up(width, kBlock), units = outer * blocks;
-  const std::size_t per_job = std::max<std::size_t>(1, kJobSamples / (n * kBlock));
+  // Narrower blocks where wide ones would leave threads idle (the lanes are
+  // independent: the block width never changes the result).
+  std::size_t bw = kBlock;
+  const std::size_t want = 4 * std::size_t{resolve_threads(threads, std::size_t(-1))};
+  while (bw > kMinBlock && outer * div_up(width, bw) < want) bw /= 2;
+  const std::size_t blocks = div_up(width, bw), units = outer * blocks;
+  const std::size_t per_job = std::max<std::size_t>(1, kJobSamples / (n * bw));
   parallel_for(div_up(units, per_job), threads, [&](std::size_t j) {
-    std::vector<int32_t> buf((half_up(n) + 2) * kBlock);
+    std::vector<int32_t> buf((half_up(n) + 2) * bw);
     for (std::size_t u = j * per_job, end = std::min(units, u + per_job); u < end; ++u) {
-      const std::size_t k = u % blocks, lanes = std::min(kBlock, width - k * kBlock);
-      int32_t* p = work + u / blocks * outer_stride + k * kBlock;
-      if (kForward) {
-        if (lanes == kBlock) forward_columns<static_cast<int>(kBlock)>(p, stride, n, lanes, buf.data());
-        else forward_columns<0>(p, stride, n, lanes, buf.data());
-      } else {
-        if (lanes == kBlock) inverse_columns<static_cast<int>(kBlock)>(p, stride, n, lanes, buf.data());
-        else inverse_columns<0>(p, stride, n, lanes, buf.data());
-      }
+      const std::size_t k = u % blocks, lanes = std::min(bw, width - k * bw);
+      int32_t* p = work + u / blocks * outer_stride + k * bw;
+      if (kForward) forward_columns(p, stride, n, lanes, buf.data());
+      else inverse_columns(p, stride, n, lanes, buf.data());
     }
   });
 }
@@ -240,12 +241,12 @@ template <typename T>
 void inverse_copy_impl(const int32_t* coeffs, T* out, const DwtShape& shape, const DwtOptions& options) {
   const std::size_t total = validate("dwt53_inverse", shape, options, coeffs, out);
   if (total == 0) return;
-  std::vector<int32_t> work(total);
+  std::unique_ptr<int32_t[]> work(new int32_t[total]);  // not zeroed: the copy fills it
   parallel_for(div_up(total, kJobSamples), options.threads, [&](std::size_t j) {
     const std::size_t a = j * kJobSamples, b = std::min(total, a + kJobSamples);
-    std::memcpy(work.data() + a, coeffs + a, (b - a) * sizeof(int32_t));
+    std::memcpy(work.get() + a, coeffs + a, (b - a) * sizeof(int32_t));
   });
-  inverse_work(work.data(), out, shape, options);
+  inverse_work(work.get(), out, shape, options);
 }
 
 }  // namespace

@@ -6,16 +6,17 @@
 //    contiguous halves as plain element-wise loops, which vectorize, with the
 //    symmetric extension peeled off at both ends so the loops have no branch.
 //
-//  * Column blocks (the y and z axes): B adjacent columns at once. Each step
+//  * Column blocks (the y and z axes): B adjacent columns at once (B = 256
+//    by default, 1 KiB of each row per visit). Each step
 //    reads or writes B contiguous int32 of one row, so the memory walk is a
 //    sequence of B*4-byte runs (whole cache lines) instead of one strided
 //    4-byte load per row and column, and the inner loop over the B lanes is a
 //    fixed-length vector loop. The forward pass streams down the block and
 //    lifts in place: the low band goes straight to row i (every row it
 //    overwrites has already been read), only the high band waits in a buffer
-//    of ceil(n/2) x B until the end. The inverse buffers the low band and
-//    streams likewise. B == 0 selects a runtime lane count (the last, narrower
-//    block of a region).
+//    of floor(n/2) x B until the end. The inverse buffers the low band and
+//    streams likewise. The steps take __restrict rows so the lane loops
+//    vectorize without overlap checks.
 //
 // Forward arithmetic is plain int32: the caller has bounded the samples so no
 // sum overflows (vlec/dwt.hpp). The inverse computes modulo 2^32 (wadd/wsub),
@@ -102,29 +103,42 @@ inline bool inverse_line(const int32_t* in, Tout* out, std::size_t n, int32_t* l
 }
 
 // ---------------------------------------------------------------------------
-// Column blocks: `lanes` adjacent columns of n >= 2 samples, sample i of lane b
-// at p[i * stride + b].
+// Column blocks: L adjacent columns (lanes) of n >= 2 samples, sample i of
+// lane b at p[i * stride + b].
 // ---------------------------------------------------------------------------
 
-// Forward in place. hbuf: scratch of floor(n/2) * max(B, lanes).
-template <int B>
-inline void forward_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t lanes, int32_t* hbuf) {
-  const std::size_t L = B > 0 ? static_cast<std::size_t>(B) : lanes;
+// One forward step over the lanes of rows 2i, 2i+1, 2i+2 (e0, o, e1), with
+// d[i-1] in hp: d[i] to h, s[i] to s. For i >= 1 nothing written is read
+// through another pointer, so __restrict lets the compiler vectorize without
+// run-time overlap checks (e0 == e1 at the mirrored end is a read-only alias).
+inline void forward_step(const int32_t* __restrict e0, const int32_t* __restrict o, const int32_t* __restrict e1,
+                         const int32_t* __restrict hp, int32_t* __restrict h, int32_t* __restrict s, std::size_t L) {
+  for (std::size_t b = 0; b < L; ++b) {
+    const int32_t d = o[b] - ((e0[b] + e1[b]) >> 1);
+    h[b] = d;
+    s[b] = e0[b] + ((hp[b] + d + 2) >> 2);
+  }
+}
+
+// Forward in place. hbuf: scratch of floor(n/2) * lanes.
+inline void forward_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t L, int32_t* hbuf) {
   const std::size_t nh = n / 2, nl = n - nh;
   // Step i reads rows 2i, 2i+1, 2i+2 and writes low row i: rows written so far
   // (< i) are all below 2i, so the input is never overwritten before it is read.
-  for (std::size_t i = 0; i < nh; ++i) {
+  {  // i = 0: s[0] overwrites row 0 (e0) and d[-1] = d[0]
+    const int32_t* o = p + stride;
+    const int32_t* e1 = n > 2 ? o + stride : p;  // x[n] = x[n-2]
+    for (std::size_t b = 0; b < L; ++b) {
+      const int32_t e = p[b], d = o[b] - ((e + e1[b]) >> 1);
+      hbuf[b] = d;
+      p[b] = e + ((2 * d + 2) >> 2);
+    }
+  }
+  for (std::size_t i = 1; i < nh; ++i) {
     const int32_t* e0 = p + static_cast<std::ptrdiff_t>(2 * i) * stride;
     const int32_t* o = e0 + stride;
     const int32_t* e1 = (2 * i + 2 < n) ? o + stride : e0;  // x[n] = x[n-2]
-    int32_t* h = hbuf + i * L;
-    const int32_t* hp = i ? h - L : h;  // d[-1] = d[0]
-    int32_t* s = p + static_cast<std::ptrdiff_t>(i) * stride;
-    for (std::size_t b = 0; b < L; ++b) {
-      const int32_t d = o[b] - ((e0[b] + e1[b]) >> 1);
-      h[b] = d;
-      s[b] = e0[b] + ((hp[b] + d + 2) >> 2);  // e0 is read before s (== e0 when i = 0) is written
-    }
+    forward_step(e0, o, e1, hbuf + (i - 1) * L, hbuf + i * L, p + static_cast<std::ptrdiff_t>(i) * stride, L);
   }
   if (n & 1) {  // last low sample: d[nh] mirrors d[nh-1]
     const int32_t* e = p + static_cast<std::ptrdiff_t>(n - 1) * stride;
@@ -136,16 +150,28 @@ inline void forward_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, st
     std::copy(hbuf + i * L, hbuf + i * L + L, p + static_cast<std::ptrdiff_t>(nl + i) * stride);
 }
 
-// Inverse in place. sbuf: scratch of ceil(n/2) * max(B, lanes), plus one row
-// of 2 * max(B, lanes) (even samples carried between steps).
-template <int B>
-inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t lanes, int32_t* sbuf) {
-  const std::size_t L = B > 0 ? static_cast<std::size_t>(B) : lanes;
+// One inverse step: d[i], d[i+1] (d, dn: read-only, equal at the mirrored
+// end), s[i+1] (s1) and x[2i] (ecur) give x[2i+2] (enext) and rows 2i, 2i+1
+// (xe, xo). The caller only uses it where no output row is an input row.
+inline void inverse_step(const int32_t* __restrict d, const int32_t* __restrict dn, const int32_t* __restrict s1,
+                         const int32_t* __restrict ecur, int32_t* __restrict enext, int32_t* __restrict xe,
+                         int32_t* __restrict xo, std::size_t L) {
+  for (std::size_t b = 0; b < L; ++b) {
+    const int32_t e1 = wsub(s1[b], wadd(wadd(d[b], dn[b]), 2) >> 2);
+    enext[b] = e1;
+    xe[b] = ecur[b];
+    xo[b] = wadd(d[b], wadd(ecur[b], e1) >> 1);
+  }
+}
+
+// Inverse in place. sbuf: scratch of (ceil(n/2) + 2) * lanes.
+inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t L, int32_t* sbuf) {
   const std::size_t nh = n / 2, nl = n - nh;
   // The low band is copied out: rows 2i and 2i+1, written at step i, hold
   // low samples of later steps. The high band is read in place: step i reads
   // rows nl+i and nl+i+1, and steps before it wrote only rows below 2i <= nl+i
-  // (i < nl); at step i itself each lane reads d before writing x.
+  // (i < nl); step i itself writes row 2i+1 = nl+i only when i = nl-1, the
+  // last step of an even n, which reads each lane of d before writing it.
   for (std::size_t i = 0; i < nl; ++i)
     std::copy(p + static_cast<std::ptrdiff_t>(i) * stride, p + static_cast<std::ptrdiff_t>(i) * stride + L,
               sbuf + i * L);
@@ -155,20 +181,13 @@ inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, st
   for (std::size_t b = 0; b < L; ++b) ecur[b] = wsub(sbuf[b], wadd(wadd(d0[b], d0[b]), 2) >> 2);
   for (std::size_t i = 0; i < nh; ++i) {
     const int32_t* d = p + static_cast<std::ptrdiff_t>(nl + i) * stride;
-    const int32_t* dn = (i + 1 < nh) ? d + stride : d;  // d[nh] = d[nh-1] (odd n)
     int32_t* xe = p + static_cast<std::ptrdiff_t>(2 * i) * stride;
     int32_t* xo = xe + stride;
     if (i + 1 < nl) {
-      const int32_t* s1 = sbuf + (i + 1) * L;
-      for (std::size_t b = 0; b < L; ++b) {
-        const int32_t db = d[b];
-        const int32_t e1 = wsub(s1[b], wadd(wadd(db, dn[b]), 2) >> 2);
-        enext[b] = e1;
-        xe[b] = ecur[b];
-        xo[b] = wadd(db, wadd(ecur[b], e1) >> 1);
-      }
+      const int32_t* dn = (i + 1 < nh) ? d + stride : d;  // d[nh] = d[nh-1] (odd n)
+      inverse_step(d, dn, sbuf + (i + 1) * L, ecur, enext, xe, xo, L);
       std::swap(ecur, enext);
-    } else {  // even n, last pair: x[n] = x[n-2]
+    } else {  // even n, last pair: x[n] = x[n-2]; xo may be d
       for (std::size_t b = 0; b < L; ++b) {
         const int32_t db = d[b];
         xe[b] = ecur[b];
