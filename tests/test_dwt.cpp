@@ -464,6 +464,10 @@ TEST(Dwt53, InverseRejectsForeignCoefficients) {
   std::vector<int32_t> out32(huge.size());
   expect_error([&] { dwt53_inverse(huge.data(), out32.data(), {48, 40}, {3, 2}); }, ErrorCode::invalid_argument,
                "outside [-33554432, 33554431]");
+  // In place, int32 samples over the coefficients themselves.
+  std::vector<int32_t> work = huge;
+  expect_error([&] { dwt53_inverse_inplace(work.data(), work.data(), {48, 40}, {3, 2}); },
+               ErrorCode::invalid_argument, "not a forward transform of i32 samples");
   // A small error in the coefficients of a u8 image at its extremes: the
   // first sample out of range is named (no x pass: nx == 1).
   std::vector<uint8_t> v(50, 255);

@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 namespace vlec::dwt {
 
@@ -62,21 +61,16 @@ inline void forward_line(const Tin* in, int32_t* out, std::size_t n, int32_t* lo
   std::copy(hi, hi + nh, out + nl);
 }
 
-// Range of the output type: int32 work values are not checked; the final
-// pass of an inverse into the caller's samples is.
-template <typename T>
-struct SampleRange {
-  static constexpr int32_t lo = static_cast<int32_t>(std::numeric_limits<T>::min());
-  static constexpr int32_t hi = static_cast<int32_t>(std::numeric_limits<T>::max());
-};
-
 // Inverse along one line of n >= 2 coefficients (low band then high band) to
-// n samples in `out` (may be `in` for Tout = int32_t). With kCheck, returns
-// false, leaving `out` unspecified, if a sample falls outside [lo, hi].
-// lo_buf and hi_buf are scratch of ceil(n/2) each.
+// n samples in `out` (may be `in` for Tout = int32_t). lo and hi are scratch
+// of ceil(n/2) each. With kCheck, returns false (`out` then holds wrapped
+// values) if a sample v falls outside [range_lo, range_lo + span], where span
+// is 2^k - 1: v - range_lo, as uint32, then has a bit above span set, which
+// one OR over the line finds (a branch-free reduction; SSE2 has no 32-bit
+// min/max).
 template <typename Tout, bool kCheck>
-inline bool inverse_line(const int32_t* in, Tout* out, std::size_t n, int32_t* lo, int32_t* hi,
-                         int32_t range_lo, int32_t range_hi) {
+inline bool inverse_line(const int32_t* in, Tout* out, std::size_t n, int32_t* __restrict lo, int32_t* __restrict hi,
+                         int32_t range_lo, uint32_t span) {
   const std::size_t nh = n / 2, nl = n - nh;
   std::copy(in, in + nl, lo);
   std::copy(in + nl, in + n, hi);
@@ -88,18 +82,26 @@ inline bool inverse_line(const int32_t* in, Tout* out, std::size_t n, int32_t* l
   const std::size_t np = (n & 1) ? nh : nh - 1;
   for (std::size_t i = 0; i < np; ++i) hi[i] = wadd(hi[i], wadd(lo[i], lo[i + 1]) >> 1);
   if (!(n & 1)) hi[nh - 1] = wadd(hi[nh - 1], lo[nh - 1]);
-  if (kCheck) {
-    int32_t mn = lo[0], mx = lo[0];
-    for (std::size_t i = 0; i < nl; ++i) mn = std::min(mn, lo[i]), mx = std::max(mx, lo[i]);
-    for (std::size_t i = 0; i < nh; ++i) mn = std::min(mn, hi[i]), mx = std::max(mx, hi[i]);
-    if (mn < range_lo || mx > range_hi) return false;
-  }
+  const uint32_t base = static_cast<uint32_t>(range_lo);
+  uint32_t acc = 0;
   for (std::size_t i = 0; i < nh; ++i) {
     out[2 * i] = static_cast<Tout>(lo[i]);
     out[2 * i + 1] = static_cast<Tout>(hi[i]);
+    if (kCheck) acc |= (static_cast<uint32_t>(lo[i]) - base) | (static_cast<uint32_t>(hi[i]) - base);
   }
-  if (n & 1) out[n - 1] = static_cast<Tout>(lo[nh]);
-  return true;
+  if (n & 1) {
+    out[n - 1] = static_cast<Tout>(lo[nh]);
+    if (kCheck) acc |= static_cast<uint32_t>(lo[nh]) - base;
+  }
+  return !kCheck || (acc & ~span) == 0;
+}
+
+// Whether every v of in[0, n) lies in [range_lo, range_lo + span], span = 2^k - 1.
+inline bool in_range(const int32_t* in, std::size_t n, int32_t range_lo, uint32_t span) {
+  const uint32_t base = static_cast<uint32_t>(range_lo);
+  uint32_t acc = 0;
+  for (std::size_t i = 0; i < n; ++i) acc |= static_cast<uint32_t>(in[i]) - base;
+  return (acc & ~span) == 0;
 }
 
 // ---------------------------------------------------------------------------
