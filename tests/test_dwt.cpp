@@ -406,6 +406,17 @@ TEST(Dwt53, I32ExtremesDoNotOverflow) {
       EXPECT_LE(worst, 23.6 * r + 64) << "coefficient " << t.coef << " flip " << flip;
       EXPECT_GT(worst, t.gain * r) << "the pattern should drive the coefficient far";
       EXPECT_EQ(inverse<int32_t>(c, s, levels), v);
+      // The same pattern in u8 and u16 samples stays within the bit counts of
+      // vlec/dwt.hpp (14 and 22 bits, signed, in 3D).
+      std::vector<uint8_t> v8(v.size());
+      std::vector<uint16_t> v16(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        v8[i] = v[i] > 0 ? 255 : 0;
+        v16[i] = v[i] > 0 ? 65535 : 0;
+      }
+      for (int32_t x : forward(v8, s, levels)) ASSERT_LT(std::abs(x), 1 << 13);
+      for (int32_t x : forward(v16, s, levels)) ASSERT_LT(std::abs(x), 1 << 21);
+      EXPECT_EQ(inverse<uint8_t>(forward(v8, s, levels), s, levels), v8);
       // 1D and 2D likewise.
       const std::vector<int32_t> line(v.begin(), v.begin() + n), plane(v.begin(), v.begin() + n * n);
       EXPECT_EQ(inverse<int32_t>(forward(line, {n}, levels), {n}, levels), line);

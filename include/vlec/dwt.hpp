@@ -18,14 +18,18 @@
 // nothing, so {n, 1, 1} is the 1D transform of n samples.
 //
 // Coefficients are int32. With samples in [lo, hi], m = (lo + hi) / 2 and
-// r = (hi - lo) / 2, every coefficient c satisfies |c - m| <= G * r + 64 for
-// any number of levels, G = 2.87 in 1D, 8.22 in 2D, 23.6 in 3D (the largest L1
-// norm of the equivalent analysis filters, the high-pass ones of the deepest
-// level; high-band coefficients are moreover centred on 0: |c| <= G * r + 64).
-// So u8 needs 14 bits of coefficient at most, u16 and i16 22 bits; i32 samples
-// must lie in [kDwtMinI32, kDwtMaxI32] (26-bit signed), which keeps every
-// coefficient, and every sum inside a lifting step, within int32; other i32
-// samples are rejected with invalid_argument, never wrapped.
+// r = (hi - lo) / 2, every coefficient c satisfies |c - m| <= G * r + E for
+// any number of levels, where G is the largest L1 norm of the equivalent
+// analysis filters (those of the deepest high bands): 2.87 in 1D, 8.22 in 2D,
+// 23.6 in 3D (tests/test_dwt.cpp drives a coefficient to 22.4 r with the
+// worst sign pattern), and E is the rounding of the lifting steps: each
+// level's floors add at most 1 (1D), 3 (2D) or 7 (3D) per coefficient, later
+// levels amplify that by at most G, so E <= 3, 25 or 170 per level (a loose
+// bound; a few units in practice). High-band coefficients are centred on 0
+// rather than m. In bits, signed: u8 samples give coefficients of at most 11
+// (1D), 13 (2D) or 14 (3D) bits, u16 and i16 samples 19, 21 or 22 bits. i32 samples must lie in [kDwtMinI32, kDwtMaxI32] (26-bit signed),
+// which keeps every coefficient, and every sum inside a lifting step, within
+// int32; other i32 samples are rejected with invalid_argument, never wrapped.
 //
 // The inverse is exact: inverse(forward(x)) == x for every accepted input.
 // Coefficients that no forward transform produced may reconstruct samples
