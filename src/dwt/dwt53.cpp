@@ -198,6 +198,22 @@ void column_pass(int32_t* work, std::ptrdiff_t stride, std::size_t n, std::size_
   });
 }
 
+// The first level's x and y passes in one (lifting.hpp, forward_xy_rows):
+// jobs of kFusedSteps y steps (2 * kFusedSteps rows) of one z slice.
+constexpr std::size_t kFusedSteps = 32;
+
+template <typename Tin>
+void forward_xy(const Tin* src, int32_t* out, const DwtShape& s, unsigned threads) {
+  const std::size_t nl = s.ny - s.ny / 2, plane = s.nx * s.ny;
+  const std::size_t chunks = div_up(nl, kFusedSteps), units = s.nz * chunks;
+  parallel_for(units, threads, [&](std::size_t u) {
+    std::vector<int32_t> scratch(4 * s.nx + 2 * half_up(s.nx));
+    const std::size_t z = u / chunks, i0 = u % chunks * kFusedSteps;
+    forward_xy_rows(src + z * plane, out + z * plane, s.nx, s.ny, i0, std::min(nl, i0 + kFusedSteps),
+                    scratch.data());
+  });
+}
+
 template <typename T>
 void forward_impl(const T* in, int32_t* out, const DwtShape& shape, const DwtOptions& options) {
   const std::size_t total = validate("dwt53_forward", shape, options, in, out);
@@ -213,6 +229,12 @@ void forward_impl(const T* in, int32_t* out, const DwtShape& shape, const DwtOpt
   }
   for (std::size_t k = 0; k < levels; ++k) {
     const DwtShape& e = ext[k];
+    if (k == 0 && e.nx > 1 && e.ny > 1) {  // samples -> x and y in one pass
+      forward_xy(in, out, shape, threads);
+      converted = true;
+      if (e.nz > 1) column_pass<true>(out, static_cast<std::ptrdiff_t>(plane), e.nz, e.ny, shape.nx, e.nx, threads);
+      continue;
+    }
     if (e.nx > 1) {
       if (!converted) forward_x(in, out, shape, e, threads);
       else forward_x<int32_t>(out, out, shape, e, threads);

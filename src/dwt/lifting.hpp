@@ -200,4 +200,62 @@ inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, st
   if (n & 1) std::copy(ecur, ecur + L, p + static_cast<std::ptrdiff_t>(n - 1) * stride);
 }
 
+// ---------------------------------------------------------------------------
+// Fused x + y forward of the first level, samples to coefficients: the steps
+// i in [i0, i1) of the y lifting of one slice (nx x ny samples, ny >= 2,
+// nx >= 2), whose rows are x-transformed as the step needs them. The input
+// is the caller's samples, never the output, so low row i and high row nl+i
+// go straight to their places: no high-band buffer, and the x-transformed
+// rows live in three row buffers in cache instead of a full pass through
+// memory. Steps of different jobs write different rows; a job starting at
+// i0 > 0 recomputes d[i0-1] from rows 2*i0-2 .. 2*i0 into its scratch.
+// scratch: 4 * nx + 2 * ceil(nx/2) int32.
+// ---------------------------------------------------------------------------
+template <typename Tin>
+inline void forward_xy_rows(const Tin* src, int32_t* out, std::size_t nx, std::size_t ny, std::size_t i0,
+                            std::size_t i1, int32_t* scratch) {
+  const std::size_t nh = ny / 2, nl = ny - nh, hx = nx - nx / 2;
+  int32_t* e0 = scratch;
+  int32_t* o = e0 + nx;
+  int32_t* e1 = o + nx;
+  int32_t* lo = e1 + nx;
+  int32_t* hi = lo + hx;
+  auto xrow = [&](std::size_t r, int32_t* dst) { forward_line(src + r * nx, dst, nx, lo, hi); };
+  auto row = [&](std::size_t r) { return out + r * nx; };
+  int32_t* dfirst = hi + hx;  // d[i0-1]: the job before writes it to its row; this one keeps its own copy
+  auto dprev = [&](std::size_t i) -> const int32_t* { return i == i0 ? dfirst : row(nl + i - 1); };
+  xrow(2 * i0, e0);
+  if (i0 > 0) {
+    xrow(2 * i0 - 2, e1);
+    xrow(2 * i0 - 1, o);
+    for (std::size_t b = 0; b < nx; ++b) dfirst[b] = o[b] - ((e1[b] + e0[b]) >> 1);
+  }
+  for (std::size_t i = i0; i < i1; ++i) {
+    if (i < nh) {
+      xrow(2 * i + 1, o);
+      const int32_t* next = e0;  // x[ny] = x[ny-2]
+      if (2 * i + 2 < ny) {
+        xrow(2 * i + 2, e1);
+        next = e1;
+      }
+      if (i == 0) {  // d[-1] = d[0]
+        int32_t* d = row(nl);
+        int32_t* s0 = row(0);
+        for (std::size_t b = 0; b < nx; ++b) {
+          const int32_t db = o[b] - ((e0[b] + next[b]) >> 1);
+          d[b] = db;
+          s0[b] = e0[b] + ((2 * db + 2) >> 2);
+        }
+      } else {
+        forward_step(e0, o, next, dprev(i), row(nl + i), row(i), nx);
+      }
+      std::swap(e0, e1);
+    } else {  // odd ny, the last low row: d[nh] = d[nh-1]
+      const int32_t* dp = dprev(nh);
+      int32_t* s = row(nh);
+      for (std::size_t b = 0; b < nx; ++b) s[b] = e0[b] + ((2 * dp[b] + 2) >> 2);
+    }
+  }
+}
+
 }  // namespace vlec::dwt
