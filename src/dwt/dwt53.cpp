@@ -245,6 +245,24 @@ void forward_impl(const T* in, int32_t* out, const DwtShape& shape, const DwtOpt
   }
 }
 
+// The first level's y and x inverse passes in one (lifting.hpp,
+// inverse_yx_rows), coefficients to samples: jobs of kFusedSteps y steps of
+// one z slice.
+template <typename Tout>
+void inverse_yx(const int32_t* work, Tout* out, const DwtShape& s, unsigned threads) {
+  const std::size_t nl = s.ny - s.ny / 2, plane = s.nx * s.ny;
+  const std::size_t chunks = div_up(nl, kFusedSteps), units = s.nz * chunks;
+  parallel_for(units, threads, [&](std::size_t u) {
+    std::vector<int32_t> scratch(4 * s.nx + 2 * half_up(s.nx));
+    const std::size_t z = u / chunks, i0 = u % chunks * kFusedSteps;
+    const std::size_t bad = inverse_yx_rows(work + z * plane, out + z * plane, s.nx, s.ny, i0,
+                                            std::min(nl, i0 + kFusedSteps), scratch.data(), range_lo<Tout>(),
+                                            range_span<Tout>());
+    if (bad != ~std::size_t{0})
+      throw_out_of_range(type_name<Tout>(), range_lo<Tout>(), range_hi<Tout>(), position(s, z * plane + bad));
+  });
+}
+
 template <typename T>
 void inverse_work(int32_t* work, T* out, const DwtShape& shape, const DwtOptions& options) {
   const unsigned threads = options.threads;
@@ -254,6 +272,10 @@ void inverse_work(int32_t* work, T* out, const DwtShape& shape, const DwtOptions
   for (std::size_t k = levels; k-- > 0;) {
     const DwtShape& e = ext[k];
     if (e.nz > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(plane), e.nz, e.ny, shape.nx, e.nx, threads);
+    if (k == 0 && e.nx > 1 && e.ny > 1 && static_cast<const void*>(out) != static_cast<const void*>(work)) {
+      inverse_yx(work, out, shape, threads);  // y and x -> samples in one pass
+      continue;
+    }
     if (e.ny > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(shape.nx), e.ny, e.nz, plane, e.nx, threads);
     if (e.nx > 1) {
       if (k == 0) inverse_x<T, true>(work, out, shape, e, threads);

@@ -258,4 +258,65 @@ inline void forward_xy_rows(const Tin* src, int32_t* out, std::size_t nx, std::s
   }
 }
 
+// ---------------------------------------------------------------------------
+// Fused y + x inverse of the first level, coefficients to samples: steps
+// i in [i0, i1) of the y inverse of one slice write sample rows 2i and 2i+1
+// straight to `out` (not the coefficients: no row is read after it is
+// written), each x-inverted from a row buffer. Returns ~0 or, if a sample
+// falls outside [range_lo, range_lo + span], the offset in the slice of the
+// first such sample of the first bad row. scratch: 4 * nx + 2 * ceil(nx/2).
+// ---------------------------------------------------------------------------
+
+// x[2i] = s[i] - ((d[i-1] + d[i] + 2) >> 2) over a row (dm, d: read-only, may be equal).
+inline void inverse_even_row(const int32_t* __restrict s, const int32_t* __restrict dm, const int32_t* __restrict d,
+                             int32_t* __restrict x, std::size_t L) {
+  for (std::size_t b = 0; b < L; ++b) x[b] = wsub(s[b], wadd(wadd(dm[b], d[b]), 2) >> 2);
+}
+// x[2i+1] = d[i] + ((x[2i] + x[2i+2]) >> 1) over a row (e0, e1: read-only, may be equal).
+inline void inverse_odd_row(const int32_t* __restrict d, const int32_t* __restrict e0, const int32_t* __restrict e1,
+                            int32_t* __restrict x, std::size_t L) {
+  for (std::size_t b = 0; b < L; ++b) x[b] = wadd(d[b], wadd(e0[b], e1[b]) >> 1);
+}
+
+template <typename Tout>
+inline std::size_t inverse_yx_rows(const int32_t* work, Tout* out, std::size_t nx, std::size_t ny, std::size_t i0,
+                                   std::size_t i1, int32_t* scratch, int32_t range_lo, uint32_t span) {
+  const std::size_t nh = ny / 2, nl = ny - nh, hx = nx - nx / 2;
+  int32_t* ecur = scratch;
+  int32_t* enext = ecur + nx;
+  int32_t* orow = enext + nx;
+  int32_t* tmp = orow + nx;
+  int32_t* lo = tmp + nx;
+  int32_t* hi = lo + hx;
+  auto row = [&](std::size_t r) { return work + r * nx; };
+  auto D = [&](std::ptrdiff_t j) {  // d[-1] = d[0], d[nh] = d[nh-1]
+    const std::size_t k = j < 0 ? 0 : std::min(static_cast<std::size_t>(j), nh - 1);
+    return row(nl + k);
+  };
+  auto even = [&](std::size_t i, int32_t* dst) {
+    inverse_even_row(row(i), D(static_cast<std::ptrdiff_t>(i) - 1), D(static_cast<std::ptrdiff_t>(i)), dst, nx);
+  };
+  std::size_t bad = ~std::size_t{0};
+  auto emit = [&](const int32_t* v, std::size_t r) {
+    if (inverse_line<Tout, true>(v, out + r * nx, nx, lo, hi, range_lo, span)) return true;
+    inverse_line<int32_t, false>(v, tmp, nx, lo, hi, 0, 0u);
+    std::size_t x = 0;
+    while (x + 1 < nx && (static_cast<uint32_t>(tmp[x]) - static_cast<uint32_t>(range_lo)) <= span) ++x;
+    bad = r * nx + x;
+    return false;
+  };
+  even(i0, ecur);
+  for (std::size_t i = i0; i < i1; ++i) {
+    if (i + 1 < nl) even(i + 1, enext);
+    if (i < nh) {
+      inverse_odd_row(row(nl + i), ecur, i + 1 < nl ? enext : ecur, orow, nx);  // x[ny] = x[ny-2]
+      if (!emit(ecur, 2 * i) || !emit(orow, 2 * i + 1)) return bad;
+    } else if (!emit(ecur, 2 * i)) {  // odd ny: the last row
+      return bad;
+    }
+    std::swap(ecur, enext);
+  }
+  return bad;
+}
+
 }  // namespace vlec::dwt
