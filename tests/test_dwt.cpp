@@ -262,6 +262,17 @@ TEST(Dwt53, RoundTripEveryTypeShapeLevel) {
           const std::vector<T> v = make_data<T>(pattern, s, seed);
           const std::vector<int32_t> c = forward(v, s, levels);
           ASSERT_EQ(inverse<T>(c, s, levels), v);
+          // In place: the coefficients as working memory, and for int32 as
+          // the samples' buffer too.
+          std::vector<int32_t> work = c;
+          std::vector<T> back(v.size());
+          dwt53_inverse_inplace(work.data(), back.data(), s, {levels, 0});
+          ASSERT_EQ(back, v) << "in place";
+          if constexpr (std::is_same_v<T, int32_t>) {
+            work = c;
+            dwt53_inverse_inplace(work.data(), work.data(), s, {levels, 0});
+            ASSERT_EQ(work, v) << "in place, samples over the coefficients";
+          }
         }
       }
     }

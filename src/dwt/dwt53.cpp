@@ -249,18 +249,32 @@ void forward_impl(const T* in, int32_t* out, const DwtShape& shape, const DwtOpt
 // inverse_yx_rows), coefficients to samples: jobs of kFusedSteps y steps of
 // one z slice.
 template <typename Tout>
-void inverse_yx(const int32_t* work, Tout* out, const DwtShape& s, unsigned threads) {
+void inverse_yx(const int32_t* work, const int32_t* ll, std::size_t ll_stride, Tout* out, const DwtShape& s,
+                unsigned threads) {
   const std::size_t nl = s.ny - s.ny / 2, plane = s.nx * s.ny;
   const std::size_t chunks = div_up(nl, kFusedSteps), units = s.nz * chunks;
   parallel_for(units, threads, [&](std::size_t u) {
     std::vector<int32_t> scratch(4 * s.nx + 2 * half_up(s.nx));
     const std::size_t z = u / chunks, i0 = u % chunks * kFusedSteps;
-    const std::size_t bad = inverse_yx_rows(work + z * plane, out + z * plane, s.nx, s.ny, i0,
+    const std::size_t bad = inverse_yx_rows(work + z * plane, ll + z * plane, ll_stride, out + z * plane, s.nx, s.ny, i0,
                                             std::min(nl, i0 + kFusedSteps), scratch.data(), range_lo<Tout>(),
                                             range_span<Tout>());
     if (bad != ~std::size_t{0})
       throw_out_of_range(type_name<Tout>(), range_lo<Tout>(), range_hi<Tout>(), position(s, z * plane + bad));
   });
+}
+
+// Levels ext.size()-1 .. `stop` of the inverse, in place in `work` (int32,
+// unchecked): every level but the last when stop == 1, all of them when 0.
+void inverse_levels(int32_t* work, const DwtShape& shape, const std::vector<DwtShape>& ext, std::size_t stop,
+                    unsigned threads) {
+  const std::size_t plane = shape.nx * shape.ny;
+  for (std::size_t k = ext.size() - 1; k-- > stop;) {
+    const DwtShape& e = ext[k];
+    if (e.nz > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(plane), e.nz, e.ny, shape.nx, e.nx, threads);
+    if (e.ny > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(shape.nx), e.ny, e.nz, plane, e.nx, threads);
+    if (e.nx > 1) inverse_x<int32_t, false>(work, work, shape, e, threads);
+  }
 }
 
 template <typename T>
@@ -269,20 +283,15 @@ void inverse_work(int32_t* work, T* out, const DwtShape& shape, const DwtOptions
   const std::size_t total = shape.samples();
   const std::vector<DwtShape> ext = level_extents(shape, options.levels);
   const std::size_t levels = ext.size() - 1, plane = shape.nx * shape.ny;
-  for (std::size_t k = levels; k-- > 0;) {
-    const DwtShape& e = ext[k];
-    if (e.nz > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(plane), e.nz, e.ny, shape.nx, e.nx, threads);
-    if (k == 0 && e.nx > 1 && e.ny > 1 && static_cast<const void*>(out) != static_cast<const void*>(work)) {
-      inverse_yx(work, out, shape, threads);  // y and x -> samples in one pass
-      continue;
-    }
-    if (e.ny > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(shape.nx), e.ny, e.nz, plane, e.nx, threads);
-    if (e.nx > 1) {
-      if (k == 0) inverse_x<T, true>(work, out, shape, e, threads);
-      else inverse_x<int32_t, false>(work, work, shape, e, threads);
-    }
-  }
-  if (levels == 0 || shape.nx == 1) convert_out(work, out, shape, total, threads);
+  if (levels == 0) return convert_out(work, out, shape, total, threads);
+  inverse_levels(work, shape, ext, 1, threads);
+  // The last level, into the caller's samples (range-checked).
+  if (shape.nz > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(plane), shape.nz, shape.ny, shape.nx, shape.nx, threads);
+  if (shape.nx > 1 && shape.ny > 1 && static_cast<const void*>(out) != static_cast<const void*>(work))
+    return inverse_yx(work, work, shape.nx, out, shape, threads);  // y and x -> samples in one pass
+  if (shape.ny > 1) column_pass<false>(work, static_cast<std::ptrdiff_t>(shape.nx), shape.ny, shape.nz, plane, shape.nx, threads);
+  if (shape.nx > 1) inverse_x<T, true>(work, out, shape, shape, threads);
+  else convert_out(work, out, shape, total, threads);
 }
 
 template <typename T>
@@ -323,6 +332,21 @@ template <typename T>
 void inverse_copy_impl(const int32_t* coeffs, T* out, const DwtShape& shape, const DwtOptions& options) {
   const std::size_t total = validate("dwt53_inverse", shape, options, coeffs, out);
   if (total == 0) return;
+  const std::vector<DwtShape> ext = level_extents(shape, options.levels);
+  if (shape.nz == 1 && shape.nx > 1 && shape.ny > 1 && ext.size() > 1) {
+    // 2D: only the LL band of the first level changes before the last, fused,
+    // level; it is a transform of its own (shape ext[1], one level fewer),
+    // so a compact copy of it is all the work memory needed: a quarter.
+    const DwtShape& c = ext[1];
+    WorkBuffer work(c.samples());
+    const std::size_t per_job = std::max<std::size_t>(1, kJobSamples / c.nx);
+    parallel_for(div_up(c.ny, per_job), options.threads, [&](std::size_t j) {
+      for (std::size_t r = j * per_job, end = std::min(c.ny, r + per_job); r < end; ++r)
+        std::memcpy(work.data() + r * c.nx, coeffs + r * shape.nx, c.nx * sizeof(int32_t));
+    });
+    inverse_levels(work.data(), c, std::vector<DwtShape>(ext.begin() + 1, ext.end()), 0, options.threads);
+    return inverse_yx(coeffs, work.data(), c.nx, out, shape, options.threads);
+  }
   WorkBuffer work(total);
   parallel_for(div_up(total, kJobSamples), options.threads, [&](std::size_t j) {
     const std::size_t a = j * kJobSamples, b = std::min(total, a + kJobSamples);

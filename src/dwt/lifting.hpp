@@ -278,9 +278,13 @@ inline void inverse_odd_row(const int32_t* __restrict d, const int32_t* __restri
   for (std::size_t b = 0; b < L; ++b) x[b] = wadd(d[b], wadd(e0[b], e1[b]) >> 1);
 }
 
+// The low rows' first ceil(nx/2) lanes (the LL band) are read from `ll`
+// (row stride ll_stride): `work` itself, or a compact copy of the LL band that
+// the deeper levels were inverted in, so that the const inverse copies only it.
 template <typename Tout>
-inline std::size_t inverse_yx_rows(const int32_t* work, Tout* out, std::size_t nx, std::size_t ny, std::size_t i0,
-                                   std::size_t i1, int32_t* scratch, int32_t range_lo, uint32_t span) {
+inline std::size_t inverse_yx_rows(const int32_t* work, const int32_t* ll, std::size_t ll_stride, Tout* out,
+                                   std::size_t nx, std::size_t ny, std::size_t i0, std::size_t i1, int32_t* scratch,
+                                   int32_t range_lo, uint32_t span) {
   const std::size_t nh = ny / 2, nl = ny - nh, hx = nx - nx / 2;
   int32_t* ecur = scratch;
   int32_t* enext = ecur + nx;
@@ -294,7 +298,10 @@ inline std::size_t inverse_yx_rows(const int32_t* work, Tout* out, std::size_t n
     return row(nl + k);
   };
   auto even = [&](std::size_t i, int32_t* dst) {
-    inverse_even_row(row(i), D(static_cast<std::ptrdiff_t>(i) - 1), D(static_cast<std::ptrdiff_t>(i)), dst, nx);
+    const int32_t* dm = D(static_cast<std::ptrdiff_t>(i) - 1);
+    const int32_t* d = D(static_cast<std::ptrdiff_t>(i));
+    inverse_even_row(ll + i * ll_stride, dm, d, dst, hx);
+    inverse_even_row(row(i) + hx, dm + hx, d + hx, dst + hx, nx - hx);
   };
   std::size_t bad = ~std::size_t{0};
   auto emit = [&](const int32_t* v, std::size_t r) {
