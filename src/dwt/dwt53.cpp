@@ -3,24 +3,29 @@
 // rows and column blocks to the lifting kernels (lifting.hpp) on all threads.
 //
 // Why it is fast:
-//  * Every pass lifts in place in the int32 coefficient buffer; the first
-//    forward pass reads the caller's samples directly and the last inverse
-//    pass writes them directly, so type conversion costs no pass of its own.
-//  * x (contiguous) lines are lifted from a split even/odd line buffer with
-//    vectorized element-wise loops; y and z are lifted kBlock columns at a
-//    time, so each memory access is a run of kBlock contiguous int32 (whole
-//    cache lines, hardware-prefetch friendly) and the inner loops are fixed-
-//    length SIMD loops, instead of one strided column walk per column.
-//  * Parallel jobs are groups of rows or column blocks of about kJobSamples
-//    samples each, handed out by parallel_for's atomic counter; each job
-//    writes only its own rows or columns, so the result does not depend on
-//    the thread count.
+//  * The first level, which moves most of the data, is one pass each way:
+//    the forward reads the caller's samples and writes finished level-1
+//    coefficients (x and y fused, rows x-transformed into a few row buffers
+//    as the y lifting needs them); the inverse reads coefficients and writes
+//    the caller's samples (y and x fused). No pass converts types.
+//  * Deeper levels (and z, and 1D) lift in place in the int32 buffer: x lines
+//    from a split even/odd line buffer with vectorized element-wise loops; y
+//    and z kBlock columns at a time, so each memory access is a run of 1 KiB
+//    (whole cache lines, few TLB misses, prefetch-friendly) and the inner
+//    loops are SIMD loops over the lanes, instead of one strided walk per
+//    column.
+//  * The const inverse of a 2D array copies only the LL band of level 1 (a
+//    quarter) into fresh memory, on transparent huge pages where offered.
+//  * Range checks are branch-free OR reductions, once per row.
+//  * Parallel jobs are groups of rows, row steps or column blocks, handed out
+//    by parallel_for's atomic counter; each job writes only its own samples,
+//    so the result does not depend on the thread count.
 #include "dwt/dwt53.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <cstdlib>
 #include <new>
 #include <type_traits>
 #include <vector>

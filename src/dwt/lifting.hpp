@@ -1,4 +1,5 @@
-// dwt/lifting.hpp: the 5/3 lifting steps along one axis, in two shapes.
+// dwt/lifting.hpp: the 5/3 lifting steps along one axis, in two shapes, and
+// the fused first-level kernels (x+y forward, y+x inverse) built from them.
 //
 //  * Lines (the x axis): one contiguous line at a time. The line is split into
 //    its even and odd samples in a small buffer (a stride-2 gather the
@@ -7,8 +8,8 @@
 //    symmetric extension peeled off at both ends so the loops have no branch.
 //
 //  * Column blocks (the y and z axes): B adjacent columns at once (B = 256
-//    by default, 1 KiB of each row per visit). Each step
-//    reads or writes B contiguous int32 of one row, so the memory walk is a
+//    by default, 1 KiB of each row per visit). Each step reads or writes B
+//    contiguous int32 of one row, so the memory walk is a
 //    sequence of B*4-byte runs (whole cache lines) instead of one strided
 //    4-byte load per row and column, and the inner loop over the B lanes is a
 //    fixed-length vector loop. The forward pass streams down the block and
