@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -69,6 +70,9 @@ constexpr uint32_t range_span() {
   static_assert((span & (span + 1)) == 0, "the range checks need a span of 2^k - 1");
   return span;
 }
+
+// Per-job scratch memory, not zeroed (every kernel writes before it reads).
+std::unique_ptr<int32_t[]> scratch(std::size_t n) { return std::unique_ptr<int32_t[]>(new int32_t[n]); }
 
 std::string position(const DwtShape& s, std::size_t index) {
   return detail::concat("index ", index, " (x ", index % s.nx, ", y ", index / s.nx % s.ny, ", z ",
@@ -146,10 +150,10 @@ template <typename Tin>
 void forward_x(const Tin* src, int32_t* work, const DwtShape& full, const DwtShape& e, unsigned threads) {
   const std::size_t rows = e.ny * e.nz, per_job = std::max<std::size_t>(1, kJobSamples / e.nx);
   parallel_for(div_up(rows, per_job), threads, [&](std::size_t j) {
-    std::vector<int32_t> buf(2 * half_up(e.nx));
+    const std::unique_ptr<int32_t[]> buf = scratch(2 * half_up(e.nx));
     for (std::size_t r = j * per_job, end = std::min(rows, r + per_job); r < end; ++r) {
       const std::size_t off = (r / e.ny * full.ny + r % e.ny) * full.nx;
-      forward_line(src + off, work + off, e.nx, buf.data(), buf.data() + half_up(e.nx));
+      forward_line(src + off, work + off, e.nx, buf.get(), buf.get() + half_up(e.nx));
     }
   });
 }
@@ -161,16 +165,16 @@ void inverse_x(int32_t* work, Tout* out, const DwtShape& full, const DwtShape& e
   constexpr int32_t lo = range_lo<Tout>(), hi = range_hi<Tout>();
   const std::size_t rows = e.ny * e.nz, per_job = std::max<std::size_t>(1, kJobSamples / e.nx);
   parallel_for(div_up(rows, per_job), threads, [&](std::size_t j) {
-    std::vector<int32_t> buf(2 * half_up(e.nx));
+    const std::unique_ptr<int32_t[]> buf = scratch(2 * half_up(e.nx));
     for (std::size_t r = j * per_job, end = std::min(rows, r + per_job); r < end; ++r) {
       const std::size_t off = (r / e.ny * full.ny + r % e.ny) * full.nx;
-      if (!inverse_line<Tout, kCheck>(work + off, out + off, e.nx, buf.data(), buf.data() + half_up(e.nx), lo,
+      if (!inverse_line<Tout, kCheck>(work + off, out + off, e.nx, buf.get(), buf.get() + half_up(e.nx), lo,
                                       range_span<Tout>())) {
         // Find the sample for the message: int32 samples written over the
         // coefficients are the values themselves; otherwise rerun the row.
         std::vector<int32_t> row(e.nx);
         if (static_cast<const void*>(out) == static_cast<const void*>(work)) std::copy(work + off, work + off + e.nx, row.begin());
-        else inverse_line<int32_t, false>(work + off, row.data(), e.nx, buf.data(), buf.data() + half_up(e.nx), 0, 0u);
+        else inverse_line<int32_t, false>(work + off, row.data(), e.nx, buf.get(), buf.get() + half_up(e.nx), 0, 0u);
         std::size_t x = 0;
         while (x + 1 < e.nx && row[x] >= lo && row[x] <= hi) ++x;
         throw_out_of_range(type_name<Tout>(), lo, hi, position(full, off + x));
@@ -193,12 +197,12 @@ void column_pass(int32_t* work, std::ptrdiff_t stride, std::size_t n, std::size_
   const std::size_t blocks = div_up(width, bw), units = outer * blocks;
   const std::size_t per_job = std::max<std::size_t>(1, kJobSamples / (n * bw));
   parallel_for(div_up(units, per_job), threads, [&](std::size_t j) {
-    std::vector<int32_t> buf((half_up(n) + 2) * bw);
+    const std::unique_ptr<int32_t[]> buf = scratch((half_up(n) + 2) * bw);
     for (std::size_t u = j * per_job, end = std::min(units, u + per_job); u < end; ++u) {
       const std::size_t k = u % blocks, lanes = std::min(bw, width - k * bw);
       int32_t* p = work + u / blocks * outer_stride + k * bw;
-      if (kForward) forward_columns(p, stride, n, lanes, buf.data());
-      else inverse_columns(p, stride, n, lanes, buf.data());
+      if (kForward) forward_columns(p, stride, n, lanes, buf.get());
+      else inverse_columns(p, stride, n, lanes, buf.get());
     }
   });
 }
@@ -212,10 +216,10 @@ void forward_xy(const Tin* src, int32_t* out, const DwtShape& s, unsigned thread
   const std::size_t nl = s.ny - s.ny / 2, plane = s.nx * s.ny;
   const std::size_t chunks = div_up(nl, kFusedSteps), units = s.nz * chunks;
   parallel_for(units, threads, [&](std::size_t u) {
-    std::vector<int32_t> scratch(4 * s.nx + 2 * half_up(s.nx));
+    const std::unique_ptr<int32_t[]> buf = scratch(4 * s.nx + 2 * half_up(s.nx));
     const std::size_t z = u / chunks, i0 = u % chunks * kFusedSteps;
     forward_xy_rows(src + z * plane, out + z * plane, s.nx, s.ny, i0, std::min(nl, i0 + kFusedSteps),
-                    scratch.data());
+                    buf.get());
   });
 }
 
@@ -259,10 +263,10 @@ void inverse_yx(const int32_t* work, const int32_t* ll, std::size_t ll_stride, T
   const std::size_t nl = s.ny - s.ny / 2, plane = s.nx * s.ny;
   const std::size_t chunks = div_up(nl, kFusedSteps), units = s.nz * chunks;
   parallel_for(units, threads, [&](std::size_t u) {
-    std::vector<int32_t> scratch(4 * s.nx + 2 * half_up(s.nx));
+    const std::unique_ptr<int32_t[]> buf = scratch(4 * s.nx + 2 * half_up(s.nx));
     const std::size_t z = u / chunks, i0 = u % chunks * kFusedSteps;
     const std::size_t bad = inverse_yx_rows(work + z * plane, ll + z * plane, ll_stride, out + z * plane, s.nx, s.ny, i0,
-                                            std::min(nl, i0 + kFusedSteps), scratch.data(), range_lo<Tout>(),
+                                            std::min(nl, i0 + kFusedSteps), buf.get(), range_lo<Tout>(),
                                             range_span<Tout>());
     if (bad != ~std::size_t{0})
       throw_out_of_range(type_name<Tout>(), range_lo<Tout>(), range_hi<Tout>(), position(s, z * plane + bad));
