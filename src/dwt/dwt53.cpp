@@ -202,7 +202,7 @@ void column_pass(int32_t* work, std::ptrdiff_t stride, std::size_t n, std::size_
       const std::size_t k = u % blocks, lanes = std::min(bw, width - k * bw);
       int32_t* p = work + u / blocks * outer_stride + k * bw;
       if (kForward) forward_columns(p, stride, n, lanes, buf.get());
-      else inverse_columns(p, stride, n, lanes, buf.get());
+      else inverse_columns(p, p, stride, n, lanes, buf.get());
     }
   });
 }
@@ -310,6 +310,30 @@ void inverse_inplace_impl(int32_t* coeffs, T* out, const DwtShape& shape, const 
   inverse_work(coeffs, out, shape, options);
 }
 
+// The z pass of the first level of a const 3D inverse, from the caller's
+// coefficients to the full work buffer, with the LL band (x < c.nx, y < c.ny,
+// z < c.nz) read from `ll`, its compact copy that the deeper levels were
+// inverted in: so the coefficients are never copied whole.
+void inverse_z_from(const int32_t* coeffs, const int32_t* ll, const DwtShape& c, int32_t* work, const DwtShape& s,
+                    unsigned threads) {
+  const std::size_t plane = s.nx * s.ny, n = s.nz;
+  std::size_t bw = kBlock;
+  const std::size_t want = 4 * std::size_t{resolve_threads(threads, std::size_t(-1))};
+  while (bw > kMinBlock && s.ny * div_up(s.nx, bw) < want) bw /= 2;
+  const std::size_t blocks = div_up(s.nx, bw), units = s.ny * blocks;
+  const std::size_t per_job = std::max<std::size_t>(1, kJobSamples / (n * bw));
+  parallel_for(div_up(units, per_job), threads, [&](std::size_t j) {
+    const std::unique_ptr<int32_t[]> buf = scratch((half_up(n) + 2) * bw);
+    for (std::size_t u = j * per_job, end = std::min(units, u + per_job); u < end; ++u) {
+      const std::size_t y = u / blocks, x0 = u % blocks * bw, lanes = std::min(bw, s.nx - x0);
+      const std::size_t split = (y < c.ny && x0 < c.nx) ? std::min(lanes, c.nx - x0) : 0;
+      const std::size_t off = y * s.nx + x0;
+      inverse_columns(coeffs + off, work + off, static_cast<std::ptrdiff_t>(plane), n, lanes, buf.get(),
+                      split ? ll + y * c.nx + x0 : nullptr, static_cast<std::ptrdiff_t>(c.nx * c.ny), split);
+    }
+  });
+}
+
 // The inverse's working copy: not zeroed (the copy fills it) and, on Linux,
 // backed by transparent huge pages where the kernel offers them on request:
 // a fresh 64 MiB buffer otherwise costs 16,384 page faults, a third of the
@@ -355,6 +379,24 @@ void inverse_copy_impl(const int32_t* coeffs, T* out, const DwtShape& shape, con
     });
     inverse_levels(work.data(), c, std::vector<DwtShape>(ext.begin() + 1, ext.end()), 0, options.threads);
     return inverse_yx(coeffs, work.data(), c.nx, out, shape, options.threads);
+  }
+  if (shape.nz > 1 && shape.nx > 1 && shape.ny > 1 && ext.size() > 1) {
+    // 3D: likewise, the LL band of level 1 (an eighth) is inverted in a
+    // compact copy; the first level's z pass then reads it and the caller's
+    // coefficients and writes the full work buffer, the fused y+x pass reads
+    // that: the coefficients are read once and never copied whole.
+    const DwtShape& c = ext[1];
+    WorkBuffer low(c.samples());
+    const std::size_t rows = c.ny * c.nz, per_job = std::max<std::size_t>(1, kJobSamples / c.nx);
+    parallel_for(div_up(rows, per_job), options.threads, [&](std::size_t j) {
+      for (std::size_t r = j * per_job, end = std::min(rows, r + per_job); r < end; ++r)
+        std::memcpy(low.data() + r * c.nx, coeffs + (r / c.ny * shape.ny + r % c.ny) * shape.nx,
+                    c.nx * sizeof(int32_t));
+    });
+    inverse_levels(low.data(), c, std::vector<DwtShape>(ext.begin() + 1, ext.end()), 0, options.threads);
+    WorkBuffer work(total);
+    inverse_z_from(coeffs, low.data(), c, work.data(), shape, options.threads);
+    return inverse_yx(work.data(), work.data(), shape.nx, out, shape, options.threads);
   }
   WorkBuffer work(total);
   parallel_for(div_up(total, kJobSamples), options.threads, [&](std::size_t j) {

@@ -167,24 +167,32 @@ inline void inverse_step(const int32_t* __restrict d, const int32_t* __restrict 
   }
 }
 
-// Inverse in place. sbuf: scratch of (ceil(n/2) + 2) * lanes.
-inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, std::size_t L, int32_t* sbuf) {
+// Inverse from `src` to `dst` (the same pointer: in place). sbuf: scratch of
+// (ceil(n/2) + 2) * lanes. If split > 0, lanes [0, split) of the low rows are
+// read from `ll` (row i at ll + i * ll_stride) instead of src: the const 3D
+// inverse keeps the deeper levels' result in a compact copy of the LL band.
+inline void inverse_columns(const int32_t* src, int32_t* dst, std::ptrdiff_t stride, std::size_t n, std::size_t L,
+                            int32_t* sbuf, const int32_t* ll = nullptr, std::ptrdiff_t ll_stride = 0,
+                            std::size_t split = 0) {
   const std::size_t nh = n / 2, nl = n - nh;
-  // The low band is copied out: rows 2i and 2i+1, written at step i, hold
-  // low samples of later steps. The high band is read in place: step i reads
-  // rows nl+i and nl+i+1, and steps before it wrote only rows below 2i <= nl+i
-  // (i < nl); step i itself writes row 2i+1 = nl+i only when i = nl-1, the
-  // last step of an even n, which reads each lane of d before writing it.
-  for (std::size_t i = 0; i < nl; ++i)
-    std::copy(p + static_cast<std::ptrdiff_t>(i) * stride, p + static_cast<std::ptrdiff_t>(i) * stride + L,
-              sbuf + i * L);
+  // In place, the low band is copied out: rows 2i and 2i+1, written at step
+  // i, hold low samples of later steps. The high band is read in place: step
+  // i reads rows nl+i and nl+i+1, and steps before it wrote only rows below
+  // 2i <= nl+i (i < nl); step i itself writes row 2i+1 = nl+i only when
+  // i = nl-1, the last step of an even n, which reads each lane of d before
+  // writing it.
+  for (std::size_t i = 0; i < nl; ++i) {
+    const int32_t* r = src + static_cast<std::ptrdiff_t>(i) * stride;
+    if (split) std::copy(ll + static_cast<std::ptrdiff_t>(i) * ll_stride, ll + static_cast<std::ptrdiff_t>(i) * ll_stride + split, sbuf + i * L);
+    std::copy(r + split, r + L, sbuf + i * L + split);
+  }
   int32_t* ecur = sbuf + nl * L;  // x[2i]
   int32_t* enext = ecur + L;      // x[2i+2]
-  const int32_t* d0 = p + static_cast<std::ptrdiff_t>(nl) * stride;
+  const int32_t* d0 = src + static_cast<std::ptrdiff_t>(nl) * stride;
   for (std::size_t b = 0; b < L; ++b) ecur[b] = wsub(sbuf[b], wadd(wadd(d0[b], d0[b]), 2) >> 2);
   for (std::size_t i = 0; i < nh; ++i) {
-    const int32_t* d = p + static_cast<std::ptrdiff_t>(nl + i) * stride;
-    int32_t* xe = p + static_cast<std::ptrdiff_t>(2 * i) * stride;
+    const int32_t* d = src + static_cast<std::ptrdiff_t>(nl + i) * stride;
+    int32_t* xe = dst + static_cast<std::ptrdiff_t>(2 * i) * stride;
     int32_t* xo = xe + stride;
     if (i + 1 < nl) {
       const int32_t* dn = (i + 1 < nh) ? d + stride : d;  // d[nh] = d[nh-1] (odd n)
@@ -198,7 +206,7 @@ inline void inverse_columns(int32_t* p, std::ptrdiff_t stride, std::size_t n, st
       }
     }
   }
-  if (n & 1) std::copy(ecur, ecur + L, p + static_cast<std::ptrdiff_t>(n - 1) * stride);
+  if (n & 1) std::copy(ecur, ecur + L, dst + static_cast<std::ptrdiff_t>(n - 1) * stride);
 }
 
 // ---------------------------------------------------------------------------
