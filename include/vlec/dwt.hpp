@@ -70,7 +70,10 @@ void dwt53_forward(const int16_t* samples, int32_t* coeffs, const DwtShape& shap
 void dwt53_forward(const int32_t* samples, int32_t* coeffs, const DwtShape& shape, const DwtOptions& options = {});
 
 // Inverse: `coeffs` -> `samples`, with the shape and levels of the forward
-// transform. `coeffs` is left untouched (the transform works on a copy).
+// transform. `coeffs` is left untouched and must not overlap `samples`; the
+// transform allocates int32 working memory: a copy of the level-1 LL band (a
+// quarter in 2D, an eighth in 3D, plus a full-size buffer in 3D), or of all
+// the coefficients in 1D and where an axis has length 1.
 void dwt53_inverse(const int32_t* coeffs, uint8_t* samples, const DwtShape& shape, const DwtOptions& options = {});
 void dwt53_inverse(const int32_t* coeffs, uint16_t* samples, const DwtShape& shape, const DwtOptions& options = {});
 void dwt53_inverse(const int32_t* coeffs, int16_t* samples, const DwtShape& shape, const DwtOptions& options = {});
