@@ -302,6 +302,20 @@ TEST(Dwt53, InverseInPlace) {
   EXPECT_EQ(bu, u);
 }
 
+// The const inverse reads the coefficients only, on every path (1D full
+// copy, 2D and 3D compact LL copies, an axis of length 1).
+TEST(Dwt53, ConstInverseLeavesCoefficientsAlone) {
+  const uint64_t seed = test::base_seed() + 10;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (DwtShape s : {DwtShape{999}, DwtShape{130, 77}, DwtShape{40, 33, 21}, DwtShape{1, 50, 9}, DwtShape{9, 1, 30}}) {
+    const std::vector<uint16_t> v = make_data<uint16_t>("random", s, seed);
+    const std::vector<int32_t> c = forward(v, s, 4);
+    const std::vector<int32_t> kept = c;
+    EXPECT_EQ(inverse<uint16_t>(c, s, 4, 2), v) << shape_name(s);
+    EXPECT_EQ(c, kept) << shape_name(s);
+  }
+}
+
 // Rotated shapes are the same transform: {n}, {1, n} and {1, 1, n}.
 TEST(Dwt53, AxisOfLengthOneChangesNothing) {
   const uint64_t seed = test::base_seed() + 6;
