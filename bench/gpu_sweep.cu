@@ -25,6 +25,7 @@
 #include "gen/generators.hpp"
 #include "vlec/device.hpp"
 #include "vlec/vlec.hpp"
+#include "bench_timing.cuh"
 
 using namespace vlec;
 
@@ -39,28 +40,6 @@ double median_seconds_cpu(int repeat, F&& run) {
     run();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-template <typename F>
-double median_seconds_gpu(int repeat, F&& run) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  run();
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    CUDA_CHECK(cudaEventRecord(a));
-    run();
-    CUDA_CHECK(cudaEventRecord(b));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / 1e3);
-  }
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -99,7 +78,7 @@ int main(int argc, char** argv) {
     device::CompressOptions dco;
     cuda::DeviceBuffer<uint8_t> d_frame(device::compress_capacity(n, dco)), d_temp(device::compress_temp_bytes(n, dco));
     cuda::DeviceBuffer<uint64_t> d_info(2);
-    const double gc = median_seconds_gpu(reps, [&] {
+    const double gc = 1e-3 * bench::median_ms(reps, [&] {
       device::compress(d_in.get(), n, d_frame.get(), d_frame.size(), d_info.get(), d_info.get() + 1, d_temp.get(),
                        d_temp.size(), nullptr, dco);
     });
@@ -108,7 +87,7 @@ int main(int argc, char** argv) {
     const std::size_t frame_bytes = info[0];
     cuda::DeviceBuffer<uint8_t> d_dtemp(std::max<std::size_t>(1, device::decompress_temp_bytes(d_frame.get(), frame_bytes)));
     std::size_t written = 0;
-    const double gd = median_seconds_gpu(reps, [&] {
+    const double gd = 1e-3 * bench::median_ms(reps, [&] {
       written = device::decompress(d_frame.get(), frame_bytes, d_out.get(), n, d_dtemp.get(), d_dtemp.size(), nullptr);
     });
     std::vector<uint8_t> gpu_frame(frame_bytes), back(n);

@@ -31,6 +31,7 @@
 #include "cuda/histogram_gpu.hpp"
 #include "gen/generators.hpp"
 #include "huffman/codebook.hpp"
+#include "bench_timing.cuh"
 
 // No `using namespace vlec`: vlec::cuda and CUB's ::cuda would be ambiguous.
 namespace vc = vlec::cuda;
@@ -41,6 +42,9 @@ using vc::HistogramMethod;
 
 namespace {
 
+using vlec::bench::median_ms;
+using vlec::bench::split;
+
 struct Args {
   std::vector<std::size_t> mib = {1024, 64};
   int repeat = 20;
@@ -48,35 +52,6 @@ struct Args {
   std::vector<std::string> data = {"skewed", "quant1024", "quant65536"};
   bool u32 = false;
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
-
-template <typename F>
-float median_ms(int repeat, cudaStream_t stream, F&& run) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; ++i) run();
-  std::vector<float> ms;
-  for (int i = 0; i < repeat; ++i) {
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    run();
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // The bare CUB call into 32-bit counters (no zeroing of d_hist, no conversion).
 struct CubRaw {

@@ -25,6 +25,7 @@
 #include "cuda/rle_gpu.hpp"
 #include "gen/generators.hpp"
 #include "rle/rle.hpp"
+#include "bench_timing.cuh"
 
 namespace gen = vlec::gen;
 namespace rle = vlec::rle;
@@ -33,6 +34,9 @@ namespace vc = vlec::cuda;
 
 namespace {
 
+using vlec::bench::median_ms;
+using vlec::bench::split;
+
 struct Args {
   std::size_t mib = 1024;
   int repeat = 10;
@@ -40,35 +44,6 @@ struct Args {
   std::vector<std::string> data = {"runs"};
   std::vector<uint32_t> chunks = {65536, 1u << 20};
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
-
-template <typename F>
-float median_ms(int repeat, F&& run) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; ++i) run();
-  std::vector<float> ms;
-  for (int i = 0; i < repeat; ++i) {
-    CUDA_CHECK(cudaEventRecord(a));
-    run();
-    CUDA_CHECK(cudaEventRecord(b));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // The CPU reference: per-chunk run counts and the packed payload.
 struct Reference {
