@@ -187,6 +187,37 @@ TEST(GenerateCl, TreeMatchesTwoQueueNodeByNode) {
   }
 }
 
+// The small-alphabet path of the GPU kernel (cl_tree_serial, the depths, the
+// length counts) against the CPU's tree, node by node, with the node ring as
+// small as the kernel's resident layout allows.
+TEST(GenerateCl, SerialTreeMatchesTwoQueue) {
+  const uint64_t seed = test::base_seed() + 13;
+  std::printf("GenerateCl.SerialTreeMatchesTwoQueue seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 20000; ++it) {
+    const int kind = it % kKinds;
+    const Histogram h = make_histogram(rng, kind, random_capacity(rng, cl::kSerialTreeMax));
+    const std::vector<uint64_t> desc = keys_desc(h);
+    const uint32_t m = static_cast<uint32_t>(desc.size());
+    if (m < 2 || m > cl::kSerialTreeMax) continue;
+    SCOPED_TRACE(::testing::Message() << "case " << it << " " << kKindNames[kind] << " m " << m);
+    const std::vector<uint64_t> leaf(desc.rbegin(), desc.rend());
+    uint32_t ring = 1;
+    while (ring <= m / 2) ring *= 2;  // the smallest power of two above m / 2
+    std::vector<uint64_t> node(ring, ~0ull);
+    std::vector<uint16_t> parent(m - 1, 0xFFFF);
+    std::vector<uint8_t> leafkids(m - 1, 0xFF), depth(m - 1, 0xFF);
+    cl::cl_tree_serial(m, leaf.data(), node.data(), ring - 1, parent.data(), leafkids.data());
+    cl::cl_depth_sequential(m - 2, parent.data(), depth.data());
+    const TwoQueueTree ref = two_queue_tree(desc);
+    ASSERT_EQ(leafkids, ref.leafkids);
+    ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, parent.begin()));  // all but the root
+    huffman::LengthCounts got{};
+    for (uint32_t k = 0; k + 1 < m; ++k) got[depth[k] + 1u] += leafkids[k];
+    ASSERT_EQ(got, huffman::huffman_length_counts(h));
+  }
+}
+
 TEST(GenerateCl, PhaseCountsStaySmall) {
   std::mt19937_64 rng(test::base_seed() + 12);
   uint32_t worst = 0;

@@ -300,6 +300,35 @@ VLEC_HD inline void cl_depth_thread(uint32_t tid, uint32_t nt, uint32_t lo, uint
 }
 
 // The exact fallback for a tree of more than kMaxPhases phases (a total >= 2^64).
+// The tree of a small alphabet by the CPU's own two-queue loop
+// (huffman/codebook.cpp), on one thread: m - 1 merges of ~60 cycles cost less
+// than GenerateCL's ~2,700-cycle parallel phases while m is a few hundred.
+// leaf: the m weights, increasing; node: ring of internal weights (node k at
+// k & nmask, nmask + 1 > m / 2); parent[y] = the node that consumes node y;
+// leafkids[k] = how many of node k's children are leaves.
+// Alphabets up to this size take cl_tree_serial in the resident layout.
+constexpr uint32_t kSerialTreeMax = 512;
+
+VLEC_HD inline void cl_tree_serial(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask, uint16_t* parent,
+                                   uint8_t* leafkids) {
+  uint32_t x = 0, y = 0;
+  for (uint32_t k = 0; k + 1 < m; ++k) {
+    uint64_t sum = 0;
+    uint32_t leaves = 0;
+    for (int pick = 0; pick < 2; ++pick) {
+      if (x < m && (y >= k || leaf[x] <= node[y & nmask])) {  // a leaf wins ties
+        sum += leaf[x++];
+        ++leaves;
+      } else {
+        sum += node[y & nmask];
+        parent[y++] = static_cast<uint16_t>(k);
+      }
+    }
+    node[k & nmask] = sum;
+    leafkids[k] = static_cast<uint8_t>(leaves);
+  }
+}
+
 VLEC_HD inline void cl_depth_sequential(uint32_t root, const uint16_t* parent, uint8_t* depth) {
   depth[root] = 0;
   for (uint32_t k = root; k-- > 0;) depth[k] = static_cast<uint8_t>(depth[parent[k]] + 1);
@@ -560,6 +589,18 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
     if (m == 1 && tid == 0) sh.bl[1] = 1, sh.longest = 1;
     __syncthreads();
     return;
+  }
+  if constexpr (!kStream) {
+    if (m <= kSerialTreeMax) {  // small alphabets: the two-queue loop on one thread
+      if (tid == 0) {
+        cl_tree_serial(m, g.leaf, g.node, R - 1, g.parent, g.leafkids);
+        cl_depth_sequential(m - 2, g.parent, g.depth);
+      }
+      __syncthreads();
+      cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
+      __syncthreads();
+      return;
+    }
   }
   uint32_t xl = m;  // leaves fetched so far
   if (kStream) {
