@@ -301,31 +301,47 @@ VLEC_HD inline void cl_depth_thread(uint32_t tid, uint32_t nt, uint32_t lo, uint
 
 // The exact fallback for a tree of more than kMaxPhases phases (a total >= 2^64).
 // The tree of a small alphabet by the CPU's own two-queue loop
-// (huffman/codebook.cpp), on one thread: m - 1 merges of ~60 cycles cost less
-// than GenerateCL's ~2,700-cycle parallel phases while m is a few hundred.
+// (huffman/codebook.cpp), on one thread: m - 1 merges cost less than
+// GenerateCL's ~2,700-cycle parallel phases while m is a few hundred.
 // leaf: the m weights, increasing; node: ring of internal weights (node k at
 // k & nmask, nmask + 1 > m / 2); parent[y] = the node that consumes node y;
 // leafkids[k] = how many of node k's children are leaves.
-// Alphabets up to this size take cl_tree_serial in the resident layout.
-constexpr uint32_t kSerialTreeMax = 512;
+// Alphabets up to this size take cl_tree_serial in the resident layout. On
+// the H100 the serial tree costs ~190 cycles a merge (24 us for 256 symbols,
+// against 30 us for GenerateCL's 22 phases of ~2,700 cycles); GenerateCL's
+// cost grows with the phase count, not with m, so it wins above ~330.
+constexpr uint32_t kSerialTreeMax = 320;
 
 VLEC_HD inline void cl_tree_serial(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask, uint16_t* parent,
                                    uint8_t* leafkids) {
+  // The two heads of each queue live in registers and the loads run two
+  // picks ahead, so a pick waits on a compare, not on a shared-memory load.
+  // (An empty slot's value is never compared: `x < m` and `y < k` guard.)
   uint32_t x = 0, y = 0;
+  uint64_t l0 = leaf[0], l1 = m > 1 ? leaf[1] : 0, n0 = 0, n1 = 0;
   for (uint32_t k = 0; k + 1 < m; ++k) {
     uint64_t sum = 0;
     uint32_t leaves = 0;
     for (int pick = 0; pick < 2; ++pick) {
-      if (x < m && (y >= k || leaf[x] <= node[y & nmask])) {  // a leaf wins ties
-        sum += leaf[x++];
+      if (x < m && (y >= k || l0 <= n0)) {  // a leaf wins ties, and any pick while no node waits
+        sum += l0;
         ++leaves;
+        l0 = l1;
+        l1 = x + 2 < m ? leaf[x + 2] : 0;
+        ++x;
       } else {
-        sum += node[y & nmask];
-        parent[y++] = static_cast<uint16_t>(k);
+        sum += n0;
+        parent[y] = static_cast<uint16_t>(k);
+        n0 = n1;
+        n1 = y + 2 < k ? node[(y + 2) & nmask] : 0;
+        ++y;
       }
     }
     node[k & nmask] = sum;
     leafkids[k] = static_cast<uint8_t>(leaves);
+    // Node k joins its queue: as a head if fewer than two nodes wait.
+    if (k == y) n0 = sum;
+    else if (k == y + 1) n1 = sum;
   }
 }
 
@@ -592,11 +608,42 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
   }
   if constexpr (!kStream) {
     if (m <= kSerialTreeMax) {  // small alphabets: the two-queue loop on one thread
-      if (tid == 0) {
-        cl_tree_serial(m, g.leaf, g.node, R - 1, g.parent, g.leafkids);
-        cl_depth_sequential(m - 2, g.parent, g.depth);
+      if (tid == 0) cl_tree_serial(m, g.leaf, g.node, R - 1, g.parent, g.leafkids);
+      __syncthreads();
+      // Depths by pointer jumping, all threads: depth[k] is the distance to
+      // anc[k] (parent[] is reused for anc: nothing reads it afterwards), and
+      // each round doubles the hop until every node's ancestor is the root.
+      constexpr uint32_t kPer = (kSerialTreeMax + NT - 1) / NT;
+      const uint32_t root = m - 2;
+      for (uint32_t k = tid; k <= root; k += NT) {
+        g.depth[k] = k == root ? 0 : 1;
+        if (k == root) g.parent[k] = static_cast<uint16_t>(root);
       }
       __syncthreads();
+      for (bool more = true; more;) {
+        uint32_t nd[kPer], na[kPer];
+#pragma unroll
+        for (uint32_t i = 0; i < kPer; ++i) {
+          const uint32_t k = tid + i * NT;
+          if (k <= root) {
+            const uint32_t a = g.parent[k];
+            nd[i] = g.depth[k] + g.depth[a];
+            na[i] = g.parent[a];
+          }
+        }
+        __syncthreads();
+        bool mine = false;
+#pragma unroll
+        for (uint32_t i = 0; i < kPer; ++i) {
+          const uint32_t k = tid + i * NT;
+          if (k <= root) {
+            g.depth[k] = static_cast<uint8_t>(nd[i]);
+            g.parent[k] = static_cast<uint16_t>(na[i]);
+            mine = mine || na[i] != root;
+          }
+        }
+        more = __syncthreads_or(mine);
+      }
       cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
       __syncthreads();
       return;
