@@ -203,9 +203,10 @@ TEST(ChunkLayout, HandComputedExample) {
 
 // Round trips over every partial-row shape, each K (max length <= 8, <= 16,
 // > 16), each symbol type, and primary tables narrower than the longest code.
-TEST(ChunkLayout, RoundTripsEveryShape) {
+void round_trip_every_shape() {
   std::mt19937_64 rng(test::base_seed() + 4);
-  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 4));
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 4) +
+               (decode_bmi2_active() ? ", BMI2 decode loop" : ", portable decode loop"));
   for (DType t : {DType::u8, DType::u16, DType::u32}) {
     for (unsigned limit : {6u, 11u, 16u, 24u}) {
       const unsigned symbols = t == DType::u8 ? 256 : 3000;
@@ -238,6 +239,19 @@ TEST(ChunkLayout, RoundTripsEveryShape) {
       }
     }
   }
+}
+
+TEST(ChunkLayout, RoundTripsEveryShape) { round_trip_every_shape(); }
+
+// The same with the portable decode loop, which a CPU with BMI2 would
+// otherwise never run.
+TEST(ChunkLayout, RoundTripsEveryShapeWithoutBmi2) {
+  set_decode_bmi2_allowed(false);
+  struct Restore {
+    ~Restore() { set_decode_bmi2_allowed(true); }
+  } restore;
+  ASSERT_FALSE(decode_bmi2_active());
+  round_trip_every_shape();
 }
 
 TEST(ChunkLayout, CapacityIsRespected) {

@@ -78,6 +78,11 @@ DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bit
 // so that only that width's pair table is built; 0 builds both.
 DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11, unsigned symbol_bytes = 0);
 
+// Whether decode_chunk may take its BMI2 clone of the hot loop (default: if
+// the CPU has BMI2). Tests switch it off to run the portable loop as well.
+void set_decode_bmi2_allowed(bool allowed);
+bool decode_bmi2_active();
+
 // Decode a chunk of `n` symbols from `words` (`word_count` 32-bit little-endian
 // words at any alignment). Throws corrupt_stream if the words do not hold
 // exactly the chunk; the content itself is verified by the chunk checksum.

@@ -15,6 +15,7 @@
 // leaves its registers. The last rows, whose refills could run past the
 // chunk, are decoded the same way from a zero-padded copy of its last words.
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 #include "common/bits.hpp"
@@ -339,12 +340,14 @@ __attribute__((target("bmi2"))) std::size_t decode_full_rows_bmi2(const uint8_t*
 }
 const bool kCpuHasBmi2 = __builtin_cpu_supports("bmi2");
 #endif
+std::atomic<bool> g_bmi2_allowed{true};
 
 template <typename Sym, unsigned K, bool kPairs>
 std::size_t decode_full_rows(const uint8_t* words, std::size_t word_count, std::size_t full_rows,
                              const DecodeTable& t, Lanes& L, std::size_t& p_io, Sym* out) {
 #ifdef VLEC_HAVE_BMI2_CLONE
-  if (kCpuHasBmi2) return decode_full_rows_bmi2<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
+  if (kCpuHasBmi2 && g_bmi2_allowed.load(std::memory_order_relaxed))
+    return decode_full_rows_bmi2<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
 #endif
   return decode_full_rows_body<Sym, K, kPairs>(words, word_count, full_rows, t, L, p_io, out);
 }
@@ -415,6 +418,16 @@ void decode_typed(const uint8_t* words, std::size_t word_count, std::size_t n, c
 }
 
 }  // namespace
+
+void set_decode_bmi2_allowed(bool allowed) { g_bmi2_allowed.store(allowed); }
+
+bool decode_bmi2_active() {
+#ifdef VLEC_HAVE_BMI2_CLONE
+  return kCpuHasBmi2 && g_bmi2_allowed.load();
+#else
+  return false;
+#endif
+}
 
 void decode_chunk(const uint8_t* words, std::size_t word_count, std::size_t n,
                   const DecodeTable& table, DType t, void* out) {
