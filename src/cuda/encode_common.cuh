@@ -1,5 +1,6 @@
 // cuda/encode_common.cuh: what the "pavle" and "reduce_shuffle" encoders
-// share (docs/FORMAT.md §5): the chunk's bookkeeping, as in encode_lanes.cu
+// share (docs/FORMAT.md §5), on top of encode_rows.cuh (loads, code table,
+// pass A): the chunk's bookkeeping, as in encode_lanes.cu
 // (one thread block per chunk from an atomic ticket; pass A sums code lengths
 // per lane and folds the XXH3 block sums; the size gives the chunk's place by
 // decoupled look-back; raw when coding does not shrink it; index entry,
@@ -23,22 +24,11 @@
 // bits of its taking: at most two words per lane wait for the next piece.
 #pragma once
 
-#include <algorithm>
-
-#include "cuda/cuda_check.hpp"
-#include "cuda/encode_kernels.cuh"
-#include "cuda/xxh3_warp.cuh"
-#include "huffman/layout.hpp"
+#include "cuda/encode_rows.cuh"
 
 namespace vlec::cuda {
 namespace {
 
-using huffman::kGroup;
-using huffman::kLanes;
-using huffman::kRow;
-
-constexpr unsigned kWarps = 8;
-constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr unsigned kSharedSumWords = 1024;  // XXH3 block sums of chunks up to 128 KiB, in shared memory
 
 constexpr unsigned kThreadRows = 4;                    // rows of a lane per thread in a piece
@@ -47,145 +37,6 @@ constexpr unsigned kPieceRows = kWarps * kThreadRows;   // 32 rows; at least 16 
 static_assert(kPieceRows >= 16, "a pending word must complete within the next piece");
 // The most words a lane's piece touches: its partial word plus 24-bit codes.
 constexpr unsigned kPieceLaneWords = (31 + kPieceRows * kGroup * 24 + 31) / 32;  // 97
-
-__device__ __forceinline__ uint32_t lanemask_lt() {
-  uint32_t m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-  return m;
-}
-
-// --- loads and the code table (as in encode_lanes.cu) -----------------------
-
-template <typename Sym> struct GroupWord;
-template <> struct GroupWord<uint8_t> { using type = uint32_t; };
-template <> struct GroupWord<uint16_t> { using type = uint2; };
-template <> struct GroupWord<uint32_t> { using type = uint4; };
-template <typename Sym> using GroupWordT = typename GroupWord<Sym>::type;
-template <typename Sym> constexpr unsigned kBatchRows = sizeof(Sym) == 4 ? 4 : 8;
-template <typename Sym> constexpr unsigned kStageBytes = kWarps * kBatchRows<Sym> * kLanes * sizeof(GroupWordT<Sym>);
-
-template <typename Sym>
-__device__ __forceinline__ void unpack_group(const GroupWordT<Sym>& v, Sym (&s)[4]) {
-  if constexpr (sizeof(Sym) == 1) {
-    for (unsigned i = 0; i < 4; ++i) s[i] = static_cast<Sym>(v >> (8 * i));
-  } else if constexpr (sizeof(Sym) == 2) {
-    s[0] = static_cast<Sym>(v.x), s[1] = static_cast<Sym>(v.x >> 16);
-    s[2] = static_cast<Sym>(v.y), s[3] = static_cast<Sym>(v.y >> 16);
-  } else {
-    s[0] = v.x, s[1] = v.y, s[2] = v.z, s[3] = v.w;
-  }
-}
-
-template <typename Sym>
-__device__ __forceinline__ void stage_rows(const Sym* in, uint64_t row, unsigned count, GroupWordT<Sym>* stage,
-                                           unsigned lane) {
-  const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row * kRow) + lane;
-  GroupWordT<Sym> v[kBatchRows<Sym>];
-#pragma unroll
-  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
-    if (b < count) v[b] = __ldg(src + b * kLanes);
-#pragma unroll
-  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
-    if (b < count) stage[b * kLanes + lane] = v[b];
-}
-
-// The symbols lane `lane` owns in the chunk's last, partial row (`rest` symbols in it).
-template <typename Sym>
-__device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t rest, unsigned lane, Sym (&s)[4]) {
-  const unsigned first = lane * kGroup;
-  const unsigned mine = rest > first ? min(rest - first, kGroup) : 0;
-  for (unsigned i = 0; i < 4; ++i) s[i] = i < mine ? row[first + i] : Sym(0);
-  return mine;
-}
-
-constexpr unsigned kSharedEntries = 1024;
-struct EncodeTable {
-  const uint32_t* shared;
-  const uint32_t* entry;
-  uint32_t size;
-  __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
-    uint32_t e;
-    if (sym < kSharedEntries)
-      e = shared[sym];
-    else
-      e = sym < size ? __ldg(entry + sym) : 0;
-    bad |= e == 0;
-    return e;
-  }
-};
-
-// --- pass A (as in encode_lanes.cu) -----------------------------------------
-
-struct ChunkShared {
-  uint32_t range_bits[kWarps][kLanes];
-  uint32_t last_step[kWarps][kLanes];
-  uint32_t final_step[kLanes];
-  uint32_t bad;
-  uint32_t stored_bytes;
-  uint32_t avg_bits;  // floor(code bits / symbols) of the chunk
-  uint64_t offset;
-  uint64_t chunk;
-};
-
-struct Range {
-  uint64_t row_begin, row_end;
-  bool tail;
-};
-
-__device__ inline Range warp_range(uint64_t full_rows, uint32_t rest, unsigned rows_per_block, unsigned warp) {
-  const uint64_t units = full_rows / rows_per_block;
-  Range r;
-  r.row_begin = units * warp / kWarps * rows_per_block;
-  r.row_end = warp + 1 == kWarps ? full_rows : units * (warp + 1) / kWarps * rows_per_block;
-  r.tail = warp + 1 == kWarps && rest > 0;
-  return r;
-}
-
-template <typename Sym, unsigned K>
-__device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
-                       uint64_t hash_blocks, unsigned long long* block_sums, ChunkShared& sh,
-                       GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
-  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
-  uint32_t bits = 0, last = 0;
-  bool bad = false;
-  RowHasher<Sym> hasher;
-  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
-    const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
-    stage_rows(in, row0, count, stage, lane);
-    for (unsigned b = 0; b < count; ++b) {
-      const uint64_t row = row0 + b;
-      Sym s[4];
-      unpack_group<Sym>(stage[b * kLanes + lane], s);
-      uint32_t len[4];
-      for (unsigned i = 0; i < 4; ++i) len[i] = table(s[i], bad) >> 24;
-      bits += len[0] + len[1] + len[2] + len[3];
-      last = 0;
-      for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
-      const uint64_t block = row / kRowsPerBlock;
-      if (block < hash_blocks) {
-        hasher.add(s, static_cast<unsigned>(row % kRowsPerBlock), lane);
-        if (row % kRowsPerBlock == kRowsPerBlock - 1) hasher.flush(block_sums + 8 * block, lane);
-      }
-    }
-  }
-  uint32_t final_step = last;
-  if (r.tail) {
-    Sym s[4];
-    const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-    uint32_t tail_bits = 0, tail_last = 0;
-    for (unsigned i = 0; i < mine; ++i) {
-      const uint32_t l = table(s[i], bad) >> 24;
-      tail_bits += l;
-      tail_last = i % K == 0 ? l : tail_last + l;
-    }
-    bits += tail_bits;
-    if (mine) final_step = tail_last;
-  }
-  sh.range_bits[warp][lane] = bits;
-  sh.last_step[warp][lane] = last;
-  if (warp == kWarps - 1) sh.final_step[lane] = final_step;
-  if (__any_sync(kFull, bad) && lane == 0) atomicOr(&sh.bad, 1u);
-}
 
 // --- pass B in pieces ---------------------------------------------------------
 
@@ -431,13 +282,12 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   __shared__ PieceShared ps;
   __shared__ unsigned long long s_sums[kSharedSumWords];
   __shared__ uint4 s_work[(kWorkBytes<Sym, S> + 15) / 16];  // stage (pass A) or S::Shared (pass B)
-  __shared__ uint32_t s_table[kSharedEntries];
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x)
-    s_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
-  const EncodeTable table{s_table, a.encode_entry, a.table_size};
+    s_encode_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
+  const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {
     if (threadIdx.x == 0) {
       sh.chunk = atomicAdd(a.scan.ticket, 1u);
