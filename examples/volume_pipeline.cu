@@ -37,6 +37,7 @@
 #include "cuda/cuda_check.hpp"
 #include "gen/generators.hpp"
 #include "vlec/device.hpp"
+#include "vlec/device_transfer.hpp"
 #include "vlec/vlec.hpp"
 
 namespace {
@@ -76,44 +77,6 @@ Volume load_volume(const std::string& spec) {
   v.name = path.substr(path.find_last_of('/') + 1);
   return v;
 }
-
-// Everything one codec's pipeline needs, allocated once (no allocation inside
-// the timed loops).
-struct Pipeline {
-  vlec::device::CompressOptions options;
-  std::size_t slabs = 0, slab_elements = 0, elements = 0;
-  std::size_t capacity = 0, temp_bytes = 0;
-  uint8_t* d_frames = nullptr;     // slabs x capacity
-  uint64_t* d_sizes = nullptr;     // per slab
-  uint64_t* d_errors = nullptr;    // per slab
-  uint8_t* d_temp[2] = {nullptr, nullptr};
-  uint64_t* h_sizes = nullptr;     // pinned
-  uint8_t* h_stream = nullptr;     // pinned, slabs x capacity
-  cudaStream_t work[2], copy;
-  cudaEvent_t size_ready[64], slab_copied;
-  std::size_t stream_bytes = 0;
-
-  std::size_t slab_len(std::size_t s) const { return std::min(slab_elements, elements - s * slab_elements); }
-
-  // Compress every slab and copy the frames, back to back, to h_stream.
-  void run(const uint8_t* d_volume) {
-    for (std::size_t s = 0; s < slabs; ++s) {
-      cudaStream_t st = work[s % 2];
-      vlec::device::compress(d_volume + s * slab_elements, slab_len(s), d_frames + s * capacity, capacity,
-                             d_sizes + s, d_errors + s, d_temp[s % 2], temp_bytes, st, options);
-      CUDA_CHECK(cudaMemcpyAsync(h_sizes + s, d_sizes + s, 8, cudaMemcpyDeviceToHost, st));
-      CUDA_CHECK(cudaEventRecord(size_ready[s], st));
-    }
-    std::size_t at = 0;
-    for (std::size_t s = 0; s < slabs; ++s) {
-      CUDA_CHECK(cudaEventSynchronize(size_ready[s]));
-      CUDA_CHECK(cudaMemcpyAsync(h_stream + at, d_frames + s * capacity, h_sizes[s], cudaMemcpyDeviceToHost, copy));
-      at += h_sizes[s];
-    }
-    CUDA_CHECK(cudaStreamSynchronize(copy));
-    stream_bytes = at;
-  }
-};
 
 }  // namespace
 
@@ -190,53 +153,43 @@ int main(int argc, char** argv) try {
                               : *choice == vlec::CodecChoice::rle_huffman ? vlec::Codec::rle_huffman
                               : *choice == vlec::CodecChoice::huffman     ? vlec::Codec::huffman
                                                                           : vlec::Codec::raw;
-    Pipeline p;
-    p.options.codec = codec;
-    p.options.dtype = vlec::DType::u8;
-    p.slabs = slabs;
-    p.elements = n;
-    // Whole chunks per slab: slabs start 16-byte aligned, as the device API requires.
-    p.slab_elements = ((n + slabs - 1) / slabs + 65535) / 65536 * 65536;
-    p.slabs = (n + p.slab_elements - 1) / p.slab_elements;
-    p.capacity = (vlec::device::compress_capacity(p.slab_elements, p.options) + 255) / 256 * 256;
-    p.temp_bytes = vlec::device::compress_temp_bytes(p.slab_elements, p.options);
-    CUDA_CHECK(cudaMalloc(&p.d_frames, slabs * p.capacity));
-    CUDA_CHECK(cudaMalloc(&p.d_sizes, 8 * slabs));
-    CUDA_CHECK(cudaMalloc(&p.d_errors, 8 * slabs));
-    for (auto& t : p.d_temp) CUDA_CHECK(cudaMalloc(&t, p.temp_bytes));
-    CUDA_CHECK(cudaMallocHost(&p.h_sizes, 8 * slabs));
-    CUDA_CHECK(cudaMallocHost(&p.h_stream, slabs * p.capacity));
-    for (auto& s : p.work) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    p.copy = copy;
-    for (std::size_t s = 0; s < p.slabs; ++s) CUDA_CHECK(cudaEventCreateWithFlags(&p.size_ready[s], cudaEventDisableTiming));
-
-    double comp_d2h = 0;
+    vlec::device::CompressOptions o;
+    o.codec = codec;
+    o.dtype = vlec::DType::u8;
+    double comp_d2h = 0, comp_only = 0;
+    std::size_t stream_bytes = 0, slab_elements = 0;
+    uint8_t* h_stream = nullptr;
     try {
-      comp_d2h = median_ms(repeat, [&] { p.run(d_volume); });
+      vlec::device::HostCompressor hc(n, o, static_cast<unsigned>(slabs));
+      slab_elements = hc.slab_elements();
+      CUDA_CHECK(cudaMallocHost(&h_stream, hc.host_capacity()));
+      comp_d2h = median_ms(repeat, [&] { stream_bytes = hc.compress(d_volume, n, h_stream, hc.host_capacity()); });
+      // Compression alone (one frame, on the GPU), for the breakdown.
+      const std::size_t cap = vlec::device::compress_capacity(n, o), tb = vlec::device::compress_temp_bytes(n, o);
+      uint8_t *d_frame = nullptr, *d_t = nullptr;
+      uint64_t* d_res = nullptr;
+      CUDA_CHECK(cudaMalloc(&d_frame, cap));
+      CUDA_CHECK(cudaMalloc(&d_t, std::max<std::size_t>(tb, 1)));
+      CUDA_CHECK(cudaMalloc(&d_res, 16));
+      comp_only = median_ms(repeat, [&] {
+        vlec::device::compress(d_volume, n, d_frame, cap, d_res, d_res + 1, d_t, tb, copy, o);
+        CUDA_CHECK(cudaStreamSynchronize(copy));
+      });
+      CUDA_CHECK(cudaFree(d_frame));
+      CUDA_CHECK(cudaFree(d_t));
+      CUDA_CHECK(cudaFree(d_res));
     } catch (const vlec::Error& e) {
       std::printf("%-12s on the GPU: %s\n", name.c_str(), e.what());
+      if (h_stream) CUDA_CHECK(cudaFreeHost(h_stream));
       continue;
     }
-    std::vector<uint64_t> errors(p.slabs);
-    CUDA_CHECK(cudaMemcpy(errors.data(), p.d_errors, 8 * p.slabs, cudaMemcpyDeviceToHost));
-    for (uint64_t e : errors)
-      if (e != ~0ull) throw std::runtime_error(name + ": the device compressor reported an error");
-    // Compression alone, for the breakdown.
-    const double comp_only = median_ms(repeat, [&] {
-      for (std::size_t s = 0; s < p.slabs; ++s)
-        vlec::device::compress(d_volume + s * p.slab_elements, p.slab_len(s), p.d_frames + s * p.capacity,
-                               p.capacity, p.d_sizes + s, p.d_errors + s, p.d_temp[s % 2], p.temp_bytes,
-                               p.work[s % 2], p.options);
-      for (auto& s : p.work) CUDA_CHECK(cudaStreamSynchronize(s));
-    });
-    const std::size_t stream_bytes = p.stream_bytes;
 
     // The file: written to a temporary name and renamed, then read back.
     const auto w0 = Clock::now();
     {
       const std::string tmp = out_path + ".tmp";
       std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      f.write(reinterpret_cast<const char*>(p.h_stream), static_cast<std::streamsize>(stream_bytes));
+      f.write(reinterpret_cast<const char*>(h_stream), static_cast<std::streamsize>(stream_bytes));
       f.close();
       if (!f || std::rename(tmp.c_str(), out_path.c_str()) != 0) throw std::runtime_error("cannot write " + out_path);
     }
@@ -246,20 +199,20 @@ int main(int argc, char** argv) try {
       std::ifstream f(out_path, std::ios::binary);
       file_bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
     }
-    if (file_bytes.size() != stream_bytes || std::memcmp(file_bytes.data(), p.h_stream, stream_bytes) != 0)
+    if (file_bytes.size() != stream_bytes || std::memcmp(file_bytes.data(), h_stream, stream_bytes) != 0)
       throw std::runtime_error("the file read back differs from the stream written");
 
     // Back: pinned -> device -> GPU decompression, verified.
     uint8_t* d_stream = nullptr;
     CUDA_CHECK(cudaMalloc(&d_stream, stream_bytes));
-    std::memcpy(p.h_stream, file_bytes.data(), stream_bytes);
-    CUDA_CHECK(cudaMemcpy(d_stream, p.h_stream, stream_bytes, cudaMemcpyHostToDevice));
+    std::memcpy(h_stream, file_bytes.data(), stream_bytes);
+    CUDA_CHECK(cudaMemcpy(d_stream, h_stream, stream_bytes, cudaMemcpyHostToDevice));
     const std::size_t dtemp_bytes = vlec::device::decompress_temp_bytes(d_stream, stream_bytes);
     void* d_dtemp = nullptr;
     CUDA_CHECK(cudaMalloc(&d_dtemp, std::max<std::size_t>(dtemp_bytes, 1)));
     std::size_t got = 0;
     const double h2d_dec = median_ms(repeat, [&] {
-      CUDA_CHECK(cudaMemcpyAsync(d_stream, p.h_stream, stream_bytes, cudaMemcpyHostToDevice, copy));
+      CUDA_CHECK(cudaMemcpyAsync(d_stream, h_stream, stream_bytes, cudaMemcpyHostToDevice, copy));
       CUDA_CHECK(cudaStreamSynchronize(copy));
       got = vlec::device::decompress(d_stream, stream_bytes, d_back, n, d_dtemp, dtemp_bytes, copy);
     });
@@ -274,8 +227,8 @@ int main(int argc, char** argv) try {
     std::vector<uint8_t> cpu_stream;
     const double cpu_ms = median_ms(std::min(repeat, 5), [&] {
       cpu_stream.clear();
-      for (std::size_t s = 0; s < p.slabs; ++s) {
-        const std::vector<uint8_t> f = vlec::compress(vol.bytes.data() + s * p.slab_elements, p.slab_len(s), co);
+      for (std::size_t at = 0; at < n; at += slab_elements) {
+        const std::vector<uint8_t> f = vlec::compress(vol.bytes.data() + at, std::min(slab_elements, n - at), co);
         cpu_stream.insert(cpu_stream.end(), f.begin(), f.end());
       }
     });
@@ -290,14 +243,7 @@ int main(int argc, char** argv) try {
                 static_cast<double>(n) / cpu_bytes, cpu_ms, same ? ", byte-identical to the GPU's" : ", BYTES DIFFER from the GPU's");
     CUDA_CHECK(cudaFree(d_stream));
     CUDA_CHECK(cudaFree(d_dtemp));
-    CUDA_CHECK(cudaFree(p.d_frames));
-    CUDA_CHECK(cudaFree(p.d_sizes));
-    CUDA_CHECK(cudaFree(p.d_errors));
-    for (auto& t : p.d_temp) CUDA_CHECK(cudaFree(t));
-    CUDA_CHECK(cudaFreeHost(p.h_sizes));
-    CUDA_CHECK(cudaFreeHost(p.h_stream));
-    for (auto& s : p.work) CUDA_CHECK(cudaStreamDestroy(s));
-    for (std::size_t s = 0; s < p.slabs; ++s) CUDA_CHECK(cudaEventDestroy(p.size_ready[s]));
+    CUDA_CHECK(cudaFreeHost(h_stream));
   }
   CUDA_CHECK(cudaFree(d_volume));
   CUDA_CHECK(cudaFree(d_back));
