@@ -63,4 +63,22 @@ if [ -x "$BIN/histogram_bench" ] && [ -z "${SKIP_HISTOGRAM_BENCH:-}" ]; then
   echo "== histogram benchmark"
   "$BIN/histogram_bench" ${HISTOGRAM_BENCH_ARGS:-} 2>&1 | tee "$OUT/histogram-bench.log" || status=1
 fi
+if [ -x "$BIN/volume_pipeline" ] && [ -z "${SKIP_VOLUME:-}" ]; then
+  echo "== volume pipeline: compress + D2H against the raw D2H (generated 512^3, then any carried real volume)"
+  "$BIN/volume_pipeline" ${VOLUME_ARGS:-} 2>&1 | tee "$OUT/volume-pipeline.log" || status=1
+  for v in "$BIN"/data/volumes/*.u8; do
+    [ -f "$v" ] || continue
+    shape=$(basename "$v" .u8 | grep -oE '[0-9]+x[0-9]+x[0-9]+$')
+    "$BIN/volume_pipeline" --volume "$v@$shape" ${VOLUME_ARGS:-} 2>&1 | tee -a "$OUT/volume-pipeline.log" || status=1
+  done
+fi
+if [ -x "$BIN/dwt_gpu_bench" ] && [ -z "${SKIP_DWT_BENCH:-}" ]; then
+  echo "== GPU 5/3 wavelet transform"
+  "$BIN/dwt_gpu_bench" ${DWT_BENCH_ARGS:-} 2>&1 | tee "$OUT/dwt-gpu-bench.log" || status=1
+fi
+if [ -x "$BIN/image_bench" ] && [ -z "${SKIP_IMAGE_BENCH:-}" ] && ls "$BIN"/data/images/* >/dev/null 2>&1; then
+  echo "== wavelet codec against OpenJPEG and PNG on the carried real images"
+  LD_LIBRARY_PATH="$BIN/lib:${LD_LIBRARY_PATH:-}" "$BIN/image_bench" ${IMAGE_BENCH_ARGS:-} "$BIN"/data/images/* \
+    2>&1 | tee "$OUT/image-bench.log" || status=1
+fi
 exit $status

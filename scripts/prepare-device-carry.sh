@@ -6,9 +6,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -DVLEC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-gpu -j"$(nproc)" --target vlec_tests gpu_bench gpu_sweep rle_bench histogram_bench vlec_cli
+targets=${CARRY_TARGETS:-vlec_tests gpu_bench gpu_sweep rle_bench histogram_bench vlec_cli volume_pipeline}
+# shellcheck disable=SC2086
+cmake --build build-gpu -j"$(nproc)" --target $targets
 mkdir -p .device-carry
-cp build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench build-gpu/bench/histogram_bench build-gpu/vlec .device-carry/
+for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench \
+  build-gpu/bench/histogram_bench build-gpu/vlec build-gpu/volume_pipeline build-gpu/bench/dwt_gpu_bench \
+  build-gpu/bench/image_bench; do
+  case " $targets " in *" $(basename "$f" | sed 's/^vlec$/vlec_cli/') "*) cp "$f" .device-carry/ && strip .device-carry/"$(basename "$f")" ;; esac
+done
+# Real test data (scripts/fetch-test-data.sh) when CARRY_DATA names a folder:
+# volumes and images, and the OpenJPEG and libpng libraries image_bench needs.
+if [ -n "${CARRY_DATA:-}" ]; then
+  mkdir -p .device-carry/data .device-carry/lib
+  cp -r "$CARRY_DATA/volumes" .device-carry/data/ 2>/dev/null || true
+  [ -z "${CARRY_IMAGES:-}" ] || cp -r "$CARRY_DATA/images" .device-carry/data/
+  cp -L /usr/lib/x86_64-linux-gnu/libopenjp2.so.7 /usr/lib/x86_64-linux-gnu/libpng16.so.16 .device-carry/lib/ 2>/dev/null || true
+fi
 # The nvCOMP comparison is built only where nvCOMP was unpacked into .device-carry/nvcomp (never committed).
 if [ -f build-gpu/bench/nvcomp_bench ]; then cp build-gpu/bench/nvcomp_bench .device-carry/; fi
 git rev-parse HEAD >.device-carry/COMMIT

@@ -65,6 +65,9 @@ std::size_t rle_parle_temp_bytes(uint64_t elements, unsigned width, uint32_t chu
 void rle_encode_parle(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
 std::size_t rle_chunked_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements);
 void rle_encode_chunked(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+std::size_t rle_chunked_onepass_temp_bytes(uint64_t elements, uint32_t chunk_elements);
+void rle_encode_chunked_onepass(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes,
+                                cudaStream_t stream);
 
 // Carve aligned pieces out of caller temp storage.
 struct TempCarver {

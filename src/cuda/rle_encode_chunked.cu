@@ -184,11 +184,15 @@ void launch(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaSt
 
 }  // namespace
 
+// Chunks of up to 65,536 elements (no run is ever split) take the one-pass
+// kernel (rle_encode_chunked_onepass.cu); larger chunks the two passes above.
 std::size_t rle_chunked_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements) {
+  if (chunk_elements <= kMaxRun) return rle_chunked_onepass_temp_bytes(elements, chunk_elements);
   return rle_offsets_temp_bytes(rle_chunk_count(elements, chunk_elements));
 }
 
 void rle_encode_chunked(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  if (a.chunk_elements <= kMaxRun) return rle_encode_chunked_onepass(a, d_temp, temp_bytes, stream);
   switch (a.width) {
     case 1: launch<uint8_t>(a, d_temp, temp_bytes, stream); break;
     case 2: launch<uint16_t>(a, d_temp, temp_bytes, stream); break;

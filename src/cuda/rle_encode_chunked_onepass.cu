@@ -1,0 +1,243 @@
+// cuda/rle_encode_chunked_onepass.cu: Rutter's `chunked` run-length encoder
+// ("Run-length encoding on graphics hardware", 2011) in one pass, for chunks
+// of at most 65,536 elements (the default chunk size and below), where no run
+// is ever split.
+//
+// Rutter compresses each chunk in its own block, prefix-sums the compressed
+// sizes in a second step, and then moves every chunk to its place. Here the
+// prefix sum is a decoupled look-back (chunk_scan.cuh) inside the same
+// kernel, so each block, as soon as it has counted its chunk's runs, knows
+// where the chunk goes and writes it there:
+//   1. count: coalesced 16-byte loads of the chunk, each element compared with
+//      the one before it (PARLE's backward mask), summed over the block;
+//   2. place: the chunk's payload size and run count are published and the
+//      block looks back over its predecessors for their sums (chunk ids come
+//      from an atomic ticket, so every predecessor is running or done);
+//   3. write: the chunk again, tile by tile (it is still in L2: a few tens of
+//      MB are in flight over the whole GPU), each thread a contiguous
+//      segment; a BlockScan numbers the run heads, which go to shared memory
+//      as positions; then values and length codes (differences of
+//      neighbouring heads) are stored by consecutive threads to consecutive
+//      addresses, so the stores coalesce.
+// DRAM sees the input once and the output once. The result is byte for byte
+// the two-pass kernel's (rle_encode_chunked.cu), which remains for larger
+// chunks, whose runs may need splitting at 65,536.
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+
+#include "cuda/chunk_scan.cuh"
+#include "cuda/cuda_check.hpp"
+#include "cuda/rle_common.cuh"
+#include "cuda/rle_gpu.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+using namespace rle_detail;
+
+constexpr int kThreads = 256;
+constexpr int kSegBytes = 32;                     // bytes of a thread's segment in the write pass
+constexpr int kTileBytes = kThreads * kSegBytes;  // 8 KiB of input a tile
+
+template <typename T>
+struct OnepassShared {
+  static constexpr int kSeg = kSegBytes / static_cast<int>(sizeof(T));
+  static constexpr int kTile = kThreads * kSeg;
+  alignas(16) T tile[kTile];
+  uint16_t heads[kTile];  // chunk-relative positions of the tile's run heads, in order
+  union {
+    typename cub::BlockScan<uint32_t, kThreads>::TempStorage scan;
+    typename cub::BlockReduce<uint32_t, kThreads>::TempStorage reduce;
+  } cub;
+  uint64_t chunk, payload_offset, run_offset;
+  uint32_t runs;
+  T before;  // the element before the tile
+};
+
+// Runs that start in a vector of kVec elements, given the element before it.
+template <typename T, int kVec>
+__device__ __forceinline__ uint32_t vector_heads(const T (&x)[kVec], T prev, bool first) {
+  uint32_t h = first || x[0] != prev;
+#pragma unroll
+  for (int j = 1; j < kVec; ++j) h += x[j] != x[j - 1];
+  return h;
+}
+
+template <typename T>
+__device__ __forceinline__ uint32_t count_chunk_heads(const T* base, uint64_t n, bool vectors) {
+  constexpr int kVec = 16 / sizeof(T);
+  uint32_t heads = 0;
+  const uint64_t full = vectors ? n / kVec : 0;
+#pragma unroll 4
+  for (uint64_t v = threadIdx.x; v < full; v += kThreads) {
+    union {
+      uint4 u;
+      T e[kVec];
+    } x;
+    x.u = __ldg(reinterpret_cast<const uint4*>(base) + v);
+    const T prev = v > 0 ? __ldg(base + v * kVec - 1) : T{};
+    heads += vector_heads<T, kVec>(x.e, prev, v == 0);
+  }
+  for (uint64_t i = full * kVec + threadIdx.x; i < n; i += kThreads)
+    heads += i == 0 || __ldg(base + i) != __ldg(base + i - 1);
+  return heads;
+}
+
+template <typename T>
+__global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restrict__ in, uint64_t elements, uint32_t C,
+                                                           RleEncodeArgs a, ChunkScanState payload_scan,
+                                                           ChunkScanState run_scan) {
+  using S = OnepassShared<T>;
+  constexpr int kSeg = S::kSeg, kTile = S::kTile;
+  constexpr unsigned w = sizeof(T);
+  __shared__ S s;
+  const uint64_t chunks = (elements + C - 1) / C;
+  const unsigned lane = threadIdx.x & 31;
+  for (;;) {
+    __syncthreads();  // s.chunk and the tile are free
+    if (threadIdx.x == 0) s.chunk = atomicAdd(payload_scan.ticket, 1u);
+    __syncthreads();
+    const uint64_t chunk = s.chunk;
+    if (chunk >= chunks) return;
+    const T* base = in + chunk * C;
+    const uint64_t n = std::min<uint64_t>(C, elements - chunk * C);
+    const bool vectors = (reinterpret_cast<uintptr_t>(base) & 15) == 0;
+
+    // 1. count.
+    const uint32_t mine = count_chunk_heads(base, n, vectors);
+    const uint32_t R = cub::BlockReduce<uint32_t, kThreads>(s.cub.reduce).Sum(mine);
+
+    // 2. place (warp 0).
+    if (threadIdx.x < 32) {
+      const uint32_t runs = __shfl_sync(0xFFFFFFFFu, R, 0);  // the reduction's result is in thread 0
+      const uint64_t stored = payload_bytes(runs, w);
+      const uint64_t poff = scan_exclusive_prefix(payload_scan, chunk, align4(stored), lane);
+      const uint64_t roff = scan_exclusive_prefix(run_scan, chunk, runs, lane);
+      if (lane == 0) {
+        a.runs[chunk] = runs;
+        a.stored_bytes[chunk] = static_cast<uint32_t>(stored);
+        a.payload_offsets[chunk] = poff;
+        a.run_offsets[chunk] = roff;
+        if (chunk + 1 == chunks) {
+          a.payload_offsets[chunks] = poff + align4(stored);
+          a.run_offsets[chunks] = roff + runs;
+        }
+        s.payload_offset = poff;
+        s.run_offset = roff;
+        s.runs = runs;
+      }
+    }
+    if (!a.payload && !a.values) continue;
+    __syncthreads();
+    const uint32_t runs = s.runs;
+    uint8_t* vals = a.payload ? a.payload + s.payload_offset : nullptr;
+    uint16_t* lens = vals ? reinterpret_cast<uint16_t*>(vals + lengths_offset(runs, w)) : nullptr;
+    T* svals = a.values ? reinterpret_cast<T*>(a.values) + s.run_offset : nullptr;
+    uint16_t* slens = a.values ? a.lengths + s.run_offset : nullptr;
+    if (threadIdx.x == 0 && vals) write_padding(vals, runs, w);
+
+    // 3. write, tile by tile.
+    uint32_t done = 0;       // runs whose heads came in earlier tiles
+    uint32_t open_head = 0;  // head of the last of them (its length is not known yet)
+    for (uint64_t t0 = 0; t0 < n; t0 += kTile) {
+      const int m = static_cast<int>(std::min<uint64_t>(kTile, n - t0));
+      __syncthreads();  // the previous tile's heads and elements are consumed
+      if (vectors && m == kTile) {
+        const uint4* src = reinterpret_cast<const uint4*>(base + t0);
+        uint4* dst = reinterpret_cast<uint4*>(s.tile);
+        for (int k = threadIdx.x; k < kTileBytes / 16; k += kThreads) dst[k] = __ldg(src + k);
+      } else {
+        for (int k = threadIdx.x; k < m; k += kThreads) s.tile[k] = __ldg(base + t0 + k);
+      }
+      if (threadIdx.x == 0 && t0 > 0) s.before = __ldg(base + t0 - 1);
+      __syncthreads();
+      const int k0 = threadIdx.x * kSeg;
+      uint32_t h = 0;
+#pragma unroll
+      for (int j = 0; j < kSeg; ++j) {
+        const int k = k0 + j;
+        if (k < m) {
+          const T x = s.tile[k];
+          const T p = k > 0 ? s.tile[k - 1] : s.before;
+          h += (t0 + k == 0) || x != p;
+        }
+      }
+      uint32_t r, tile_runs;
+      cub::BlockScan<uint32_t, kThreads>(s.cub.scan).ExclusiveSum(h, r, tile_runs);
+#pragma unroll
+      for (int j = 0; j < kSeg; ++j) {
+        const int k = k0 + j;
+        if (k < m) {
+          const T x = s.tile[k];
+          const T p = k > 0 ? s.tile[k - 1] : s.before;
+          if ((t0 + k == 0) || x != p) s.heads[r++] = static_cast<uint16_t>(t0 + k);
+        }
+      }
+      __syncthreads();
+      // Run done + j starts at heads[j]; run done + j - 1 ends just before it.
+      for (uint32_t j = threadIdx.x; j < tile_runs; j += kThreads) {
+        const uint32_t head = s.heads[j];
+        const T x = s.tile[head - t0];
+        if (vals) store_value<T>(vals + uint64_t{done + j} * w, x);
+        if (svals) svals[done + j] = x;
+        if (done + j > 0) {
+          const uint32_t prev_head = j > 0 ? s.heads[j - 1] : open_head;
+          const uint16_t code = static_cast<uint16_t>(head - prev_head - 1);
+          if (lens) lens[done + j - 1] = code;
+          if (slens) slens[done + j - 1] = code;
+        }
+      }
+      if (tile_runs > 0) open_head = s.heads[tile_runs - 1];
+      done += tile_runs;
+    }
+    if (threadIdx.x == 0) {  // the chunk's last run ends with the chunk
+      const uint16_t code = static_cast<uint16_t>(n - open_head - 1);
+      if (lens) lens[runs - 1] = code;
+      if (slens) slens[runs - 1] = code;
+    }
+  }
+}
+
+template <typename T>
+void launch(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  const uint64_t chunks = rle_chunk_count(a.elements, a.chunk_elements);
+  TempCarver t{static_cast<uint8_t*>(d_temp)};
+  ChunkScanState payload_scan{t.take<unsigned long long>(chunks), t.take<unsigned int>(1)};
+  ChunkScanState run_scan{t.take<unsigned long long>(chunks), payload_scan.ticket};
+  VLEC_REQUIRE(t.used <= temp_bytes, "chunked: temporary storage too small");
+  // The three pieces are consecutive: one memset clears them.
+  CUDA_CHECK(cudaMemsetAsync(d_temp, 0, t.used, stream));
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, onepass_kernel<T>, kThreads, 0));
+  const unsigned grid = static_cast<unsigned>(std::min<uint64_t>(chunks, uint64_t(std::max(per_sm, 1)) * sms));
+  onepass_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a.in), a.elements, a.chunk_elements, a,
+                                                   payload_scan, run_scan);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+std::size_t rle_chunked_onepass_temp_bytes(uint64_t elements, uint32_t chunk_elements) {
+  const uint64_t chunks = rle_chunk_count(elements, chunk_elements);
+  TempCarver t{nullptr};
+  t.take<unsigned long long>(chunks);
+  t.take<unsigned int>(1);
+  t.take<unsigned long long>(chunks);
+  return t.used;
+}
+
+void rle_encode_chunked_onepass(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  switch (a.width) {
+    case 1: launch<uint8_t>(a, d_temp, temp_bytes, stream); break;
+    case 2: launch<uint16_t>(a, d_temp, temp_bytes, stream); break;
+    case 4: launch<uint32_t>(a, d_temp, temp_bytes, stream); break;
+    case 8: launch<uint64_t>(a, d_temp, temp_bytes, stream); break;
+  }
+}
+
+}  // namespace vlec::cuda
