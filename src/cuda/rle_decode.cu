@@ -6,10 +6,14 @@
 // bounds), the runs are taken 1,024 at a time: each thread loads four length
 // codes, a BlockScan of the lengths gives every run its end in the chunk (the
 // inverse of PARLE's compaction), and the tile's output range is expanded by
-// all threads together: thread t writes elements t, t + 256, ... of the range,
-// finding its run by binary search over the run ends in shared memory. Every
-// warp therefore writes consecutive elements (coalesced stores) whatever the
-// run lengths, and long runs cost no more per element than short ones.
+// all threads together: thread t fills 16-byte groups t, t + 256, ... of the
+// range, finding the group's first run by binary search over the run ends in
+// shared memory and walking forward from it, and writes each group with one
+// vector store. Every warp therefore writes 512 contiguous bytes a store
+// whatever the run lengths, and long runs cost no more per element than
+// short ones. (One element a thread per store, as first written, reached 274
+// GB/s on 1 GiB of byte runs on the H100: byte stores and a binary search per
+// element.)
 //
 // Corrupt input never makes the kernel leave its buffers: every read is
 // inside [offset, offset + stored_bytes) once that range is checked against
@@ -34,6 +38,16 @@ constexpr int kBlock = 256;
 constexpr int kItems = 4;
 constexpr int kTileRuns = kBlock * kItems;
 
+// The first run r in [lo, n) whose inclusive end is past tile position q.
+__device__ __forceinline__ uint32_t first_run_past(const uint32_t* ends, uint32_t lo, uint32_t n, uint32_t q) {
+  uint32_t hi = n - 1;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (ends[mid] > q) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
 template <typename T>
 __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uint64_t chunks) {
   using Scan = cub::BlockScan<uint32_t, kBlock>;
@@ -46,6 +60,9 @@ __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uin
   for (uint64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     const uint64_t n = std::min<uint64_t>(C, a.elements - chunk * C);
     T* out = static_cast<T*>(a.out) + chunk * C;
+    constexpr uint32_t G = 16 / sizeof(T);  // elements of a 16-byte group
+    // Element p of the chunk starts a 16-byte aligned group when (mis + p) % G == 0.
+    const uint32_t mis = static_cast<uint32_t>((reinterpret_cast<uintptr_t>(out) / sizeof(T)) % G);
     const uint64_t off = a.offsets[chunk];
     const uint32_t stored = a.stored_bytes[chunk], R = a.runs[chunk];
     const bool raw = stored == n * w;
@@ -91,15 +108,34 @@ __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uin
           status = kRleBadLengths;
           break;
         }
-        // Expansion: consecutive threads write consecutive elements.
-        uint32_t lo = 0;  // this thread's positions only grow: its run index never goes back
-        for (uint32_t q = threadIdx.x; q < tile_total; q += kBlock) {
-          uint32_t hi = tile_runs - 1;
-          while (lo < hi) {  // first run whose end is past q
-            const uint32_t mid = (lo + hi) / 2;
-            if (ends[mid] > q) hi = mid; else lo = mid + 1;
+        // Expansion: each thread fills 16-byte groups of consecutive
+        // elements (one vector store each; a warp writes 512 contiguous
+        // bytes), walking forward through the runs from one binary search
+        // per group. The few elements before the first and after the last
+        // whole group of the tile are written one by one.
+        const uint32_t head = (G - (mis + pos) % G) % G;  // elements before the first aligned group
+        const uint32_t lead = head < tile_total ? head : tile_total;
+        const uint32_t groups = (tile_total - lead) / G;
+        const uint32_t tail0 = lead + groups * G;
+        uint32_t lo = 0;  // this thread's run index only grows
+        for (uint32_t g = threadIdx.x; g < groups; g += kBlock) {
+          const uint32_t q0 = lead + g * G;
+          lo = first_run_past(ends, lo, tile_runs, q0);
+          union {
+            uint4 u;
+            T e[G];
+          } v;
+          uint32_t r = lo;
+#pragma unroll
+          for (uint32_t j = 0; j < G; ++j) {
+            while (ends[r] <= q0 + j) ++r;  // ends[tile_runs - 1] == tile_total bounds the walk
+            v.e[j] = vals[r];
           }
-          out[pos + q] = vals[lo];
+          *reinterpret_cast<uint4*>(out + pos + q0) = v.u;
+        }
+        for (uint32_t k = threadIdx.x; k < lead + (tile_total - tail0); k += kBlock) {
+          const uint32_t q = k < lead ? k : tail0 + (k - lead);
+          out[pos + q] = vals[first_run_past(ends, 0, tile_runs, q)];
         }
         pos += tile_total;
       }
