@@ -277,6 +277,13 @@ void print_bench_table(const std::vector<BenchRow>& rows) {
 }
 
 int run_bench(const BenchSettings& s) {
+  if (!s.volume.empty()) {
+    try {
+      return run_volume_bench(s);
+    } catch (...) {
+      return report_current_exception("volume");
+    }
+  }
   if (s.files.size() > 1) return run_corpus_bench(s);
   std::string label = s.files.size() == 1 ? s.files[0] : "synthetic";
   try {

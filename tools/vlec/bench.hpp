@@ -27,6 +27,7 @@ struct BenchSettings {
   double size_mib = 64.0;     // synthetic data size
   unsigned repeat = 5;        // timed runs; the median is reported
   std::optional<uint64_t> seed;  // synthetic data seed; random (and printed) if absent
+  std::string volume;         // --volume: "generated" or PATH@WxHxD (bench_volume.cpp)
 };
 
 // One line of the results table. Optional fields print as "-": a stage row
@@ -74,5 +75,8 @@ int run_bench(const BenchSettings& s);
 // `bench` with several files: each file is compressed on its own (its own
 // frame and codebook, as a user would), one row per file, then the totals.
 int run_corpus_bench(const BenchSettings& s);
+// `bench --volume`: a u8 volume compressed on the GPU into host memory against
+// its raw D2H copy, beside the CPU backend (bench_volume.cpp).
+int run_volume_bench(const BenchSettings& s);
 
 }  // namespace vlec::cli

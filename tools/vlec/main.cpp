@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
   bench->add_option("--repeat", b.repeat, "timed runs; the median is reported (default 5)")
       ->type_name("N")
       ->check(CLI::Range(1u, 100000u));
+  bench->add_option("--volume", b.volume,
+                    "time a u8 volume's trip out of the GPU: 'generated' (512^3) or PATH@WxHxD")
+      ->type_name("V");
   bench->add_option("--seed", b.seed, "seed of the synthetic data (default: random, printed)")->type_name("S");
   add_codec_options(*bench, b.codec, true);
   bench->footer("With neither FILE nor --synthetic, the 'skewed' generator is used.\n\n" +
