@@ -9,6 +9,13 @@
 // and both as a fraction of a device-to-device cudaMemcpy of the same size
 // measured in the same run. Every GPU result is checked byte for byte against
 // the CPU reference (rle::encode_runs in the §6 layout).
+//
+// Then whole rle frames through the device API (vlec/device.hpp): "frame
+// enc" is device::compress with codec rle (runs, raw fallback, index with
+// XXH3 per chunk, header and header checksum; the frame compared with the CPU
+// backend's compress_frame), "frame dec" is device::decompress (header read to
+// the host and checked, chunks decoded, padding and checksums verified, one
+// synchronisation), both as GB/s of uncompressed data.
 #include <cuda_runtime.h>
 
 #include <cub/device/device_run_length_encode.cuh>
@@ -22,7 +29,9 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "cpu/frame_codec.hpp"
 #include "cuda/rle_gpu.hpp"
+#include "vlec/device.hpp"
 #include "gen/generators.hpp"
 #include "rle/rle.hpp"
 #include "bench_timing.cuh"
@@ -196,6 +205,51 @@ int main(int argc, char** argv) {
                       download(dst.get(), in_bytes) == sample.bytes;
       all_ok = all_ok && ok;
       report("decode", C, ms, in_bytes, ok ? "verified" : "MISMATCH");
+
+      // Whole frames through the device API.
+      vlec::cpu::FrameParams fp;
+      fp.codec = vlec::Codec::rle;
+      fp.dtype = sample.dtype;
+      fp.chunk_elements = C;
+      const std::vector<uint8_t> cpu_frame = vlec::cpu::compress_frame(sample.bytes.data(), n, fp);
+      const vlec::device::RleStrategy fs[] = {vlec::device::RleStrategy::parle, vlec::device::RleStrategy::chunked};
+      for (vlec::device::RleStrategy f : fs) {
+        vlec::device::CompressOptions o;
+        o.codec = vlec::Codec::rle;
+        o.dtype = sample.dtype;
+        o.chunk_elements = C;
+        o.rle_strategy = f;
+        if (f == vlec::device::RleStrategy::parle && n > UINT32_MAX) continue;
+        vc::DeviceBuffer<uint8_t> frame(vlec::device::compress_capacity(n, o)),
+            ftemp(vlec::device::compress_temp_bytes(n, o));
+        vc::DeviceBuffer<uint64_t> result(2);
+        const float enc_ms = median_ms(args.repeat, [&] {
+          vlec::device::compress(d_in.get(), n, frame.get(), frame.size(), result.get(), result.get() + 1, ftemp.get(),
+                                 ftemp.size(), nullptr, o);
+        });
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<uint64_t> r = download(result.get(), 2);
+        const bool enc_ok = r[1] == ~0ull && r[0] == cpu_frame.size() && download(frame.get(), r[0]) == cpu_frame;
+        all_ok = all_ok && enc_ok;
+        const std::string name = std::string("frame enc ") + (f == vlec::device::RleStrategy::parle ? "parle" : "chunked");
+        report(name.c_str(), C, enc_ms, in_bytes, enc_ok ? "verified (= CPU frame)" : "MISMATCH");
+      }
+      {
+        vc::DeviceBuffer<uint8_t> d_frame(cpu_frame.size());
+        CUDA_CHECK(cudaMemcpy(d_frame.get(), cpu_frame.data(), cpu_frame.size(), cudaMemcpyHostToDevice));
+        vc::DeviceBuffer<uint8_t> dtemp(
+            std::max<std::size_t>(vlec::device::decompress_temp_bytes(d_frame.get(), cpu_frame.size()), 16));
+        CUDA_CHECK(cudaMemset(dst.get(), 0, in_bytes));
+        std::size_t got = 0;
+        const float dec_ms = median_ms(args.repeat, [&] {
+          got = vlec::device::decompress(d_frame.get(), cpu_frame.size(), dst.get(), bytes, dtemp.get(), dtemp.size(),
+                                         nullptr);
+        });
+        const bool dec_ok = got == in_bytes && download(dst.get(), in_bytes) == sample.bytes;
+        all_ok = all_ok && dec_ok;
+        std::printf("  frame: %.1f MB (ratio %.3f)\n", cpu_frame.size() / 1e6, double(in_bytes) / cpu_frame.size());
+        report("frame dec", C, dec_ms, in_bytes, dec_ok ? "verified" : "MISMATCH");
+      }
     }
   }
   std::printf("\n%s\n", all_ok ? "all results verified against the CPU" : "SOME RESULTS DIFFER FROM THE CPU");

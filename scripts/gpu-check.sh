@@ -32,7 +32,7 @@ echo "== GPU tests"
 tail -5 "$OUT/gpu-tests.log"
 echo "== compute-sanitizer memcheck (corruption tests)"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
-  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError' \
+  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError:GpuRleFrames.CorruptionIsReported' \
   >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
 if [ -n "${NCU_BENCH_ARGS:-}" ]; then
@@ -46,7 +46,7 @@ if [ -z "${SKIP_GPU_BENCH:-}" ]; then
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
 fi
 if [ -x "$BIN/rle_bench" ] && [ -z "${SKIP_RLE_BENCH:-}" ]; then
-  echo "== RLE benchmark (parle, chunked, default, CUB baseline, decode)"
+  echo "== RLE benchmark (parle, chunked, default, CUB baseline, decode, whole rle frames)"
   "$BIN/rle_bench" ${RLE_BENCH_ARGS:---size 1024 --repeat 10 --seed 1 --data runs,volume --chunks 65536} 2>&1 |
     tee "$OUT/rle-bench.log" || status=1
 fi

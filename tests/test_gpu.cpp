@@ -32,7 +32,7 @@ TEST(Gpu, DecodeMatchesCpuOverTheMatrix) {
       SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) + " seed " +
                    std::to_string(seed));
       const std::vector<uint8_t> data = test::sample(gen, n, t, seed);
-      for (CodecChoice c : {CodecChoice::huffman, CodecChoice::raw}) {
+      for (CodecChoice c : {CodecChoice::huffman, CodecChoice::raw, CodecChoice::rle}) {
         for (uint32_t chunk : {128u, 16384u, 65536u}) {
           for (unsigned limit : {0u, 24u}) {
             CompressOptions o;

@@ -1,6 +1,7 @@
 // cuda/device_compress.cu: the device compression pipeline behind
-// vlec/device.hpp: GPU histogram, GPU codebook, GPU frame encoder, all on one
-// stream with no host round trip in between.
+// vlec/device.hpp: GPU histogram, GPU codebook, GPU frame encoder (Huffman),
+// or the GPU run-length frame encoder (rle), all on one stream with no host
+// round trip in between.
 #include "vlec/device.hpp"
 
 #include "cuda/codebook_gpu.hpp"
@@ -27,6 +28,15 @@ struct Layout {
 
 uint32_t alphabet_capacity(DType t) { return t == DType::u8 ? 256 : 65536; }
 
+cuda::RleStrategy rle_strategy(uint64_t elements, const CompressOptions& o) {
+  switch (o.rle_strategy) {
+    case RleStrategy::parle: return cuda::RleStrategy::parle;
+    case RleStrategy::chunked: return cuda::RleStrategy::chunked;
+    case RleStrategy::automatic: break;
+  }
+  return cuda::default_rle_strategy(elements, o.chunk_elements);
+}
+
 Layout layout(uint64_t elements, const CompressOptions& o) {
   const unsigned w = static_cast<unsigned>(dtype_bytes(o.dtype));
   const uint32_t cap = alphabet_capacity(o.dtype);
@@ -39,7 +49,8 @@ Layout layout(uint64_t elements, const CompressOptions& o) {
   };
   l.hist_temp_bytes = o.codec == Codec::huffman ? cuda::histogram_temp_bytes(elements, o.dtype) : 0;
   l.book_temp_bytes = o.codec == Codec::huffman ? cuda::codebook_temp_bytes(cap) : 0;
-  l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements);
+  l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements, o.codec == Codec::rle ? Codec::rle : Codec::huffman,
+                                                     rle_strategy(elements, o));
   l.hist = take(8 * cuda::kHistogramBins);
   l.bad = take(8);
   l.hist_temp = take(l.hist_temp_bytes);
@@ -64,9 +75,11 @@ std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { r
 void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
               const CompressOptions& o) {
-  VLEC_REQUIRE(o.codec == Codec::huffman || o.codec == Codec::raw,
-               "the device compressor takes the huffman or raw codec, not ", to_string(o.codec));
-  VLEC_REQUIRE(o.codec == Codec::raw || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
+  SAFETY_CHECK(o.codec != Codec::rle_huffman, ErrorCode::unavailable,
+               "the device compressor does not write rle+huffman frames yet");
+  VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
+  VLEC_REQUIRE(o.codec != Codec::rle || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
+               "the parle RLE strategy takes fewer than 2^32 elements");
   const Layout l = layout(elements, o);
   VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
                " needed");
@@ -85,8 +98,10 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
                                                       : cuda::EncodeStrategy::lanes;
   uint64_t* bad = reinterpret_cast<uint64_t*>(t + l.bad);
   const uint32_t* info = nullptr;
-  if (o.codec == Codec::raw) {
-    f.raw = true;
+  f.codec = o.codec == Codec::rle ? Codec::rle : Codec::huffman;
+  f.rle_strategy = rle_strategy(elements, o);
+  if (o.codec == Codec::raw || o.codec == Codec::rle) {
+    f.raw = o.codec == Codec::raw;
     CUDA_CHECK(cudaMemsetAsync(bad, 0xFF, 8, s));
   } else {
     uint64_t* hist = reinterpret_cast<uint64_t*>(t + l.hist);

@@ -5,6 +5,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_decode.hpp"
+#include "cuda/rle_frame.hpp"
 #include "huffman/chunk_codec.hpp"
 
 namespace vlec::cuda {
@@ -43,10 +44,13 @@ Temp carve(void* base, uint64_t chunks) {
 }  // namespace
 
 bool frame_decodable(const format::FrameHeader& h) {
-  return (h.codec == Codec::huffman || h.codec == Codec::raw) && h.width <= 4;
+  return ((h.codec == Codec::huffman || h.codec == Codec::raw) && h.width <= 4) || h.codec == Codec::rle;
 }
 
-std::size_t frame_decode_temp_bytes(const format::ParsedFrame& f) { return carve(nullptr, f.header.chunks()).total; }
+std::size_t frame_decode_temp_bytes(const format::ParsedFrame& f) {
+  if (f.header.codec == Codec::rle) return rle_frame_decode_temp_bytes(f.header.chunks());
+  return carve(nullptr, f.header.chunks()).total;
+}
 
 std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
   std::vector<ChunkDesc> d(f.index.size());
@@ -62,7 +66,8 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
   const format::FrameHeader& h = f.header;
-  VLEC_REQUIRE(frame_decodable(h), "the GPU decoder does not take ", to_string(h.codec), " frames");
+  VLEC_REQUIRE(frame_decodable(h) && h.codec != Codec::rle, "the GPU Huffman decoder does not take ",
+               to_string(h.codec), " frames");
   const uint64_t chunks = h.chunks();
   HuffmanDecodeArgs a{};
   if (chunks == 0) return a;
@@ -95,10 +100,12 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
 
 void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
                          std::size_t temp_bytes, cudaStream_t stream) {
+  if (f.header.codec == Codec::rle) return decode_rle_frame(f, d_payload, d_out, d_temp, temp_bytes, stream);
   launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream), stream);
 }
 
 void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
+  if (f.header.codec == Codec::rle) return check_rle_frame_decode(f, d_temp);
   const uint64_t chunks = f.header.chunks();
   if (chunks == 0) return;
   const Temp t = carve(const_cast<void*>(d_temp), chunks);

@@ -1,7 +1,8 @@
 // cuda/frame_decode.hpp: decoding one frame on the GPU. The header area is
 // parsed and checked on the host (format::parse_frame_header); the payload
-// is on the device; the kernel checks every chunk's sizes, padding, codes
-// and checksum, and the status is read back once per frame.
+// is on the device; the kernels check every chunk's sizes, padding, codes
+// and checksum, and the status is read back once per frame. Huffman and raw
+// frames go to the Huffman decoder, rle frames to rle_frame.hpp's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,8 +25,8 @@ std::size_t frame_decode_temp_bytes(const format::ParsedFrame& frame);
 void decode_frame_device(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
                          std::size_t temp_bytes, cudaStream_t stream);
 
-// The two halves of decode_frame_device, for benchmarks that time the kernel
-// alone: upload descriptors and tables (returns the kernel's arguments; an
+// The two halves of decode_frame_device (Huffman and raw frames), for
+// benchmarks that time the kernel alone: upload descriptors and tables (returns the kernel's arguments; an
 // empty frame gives chunk_count 0), then launch_huffman_decode(args).
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream);

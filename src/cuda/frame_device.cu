@@ -1,7 +1,8 @@
 // cuda/frame_device.cu: see frame_device.hpp. The sequence on the stream:
 //   1. layout: where the index and the payload go (they depend on the
 //      codebook's serialized size, known only on the device), codebook copy;
-//   2. the chunk encoder (chunks place themselves by decoupled look-back);
+//   2. the chunk encoder: Huffman chunks place themselves by decoupled
+//      look-back; rle chunks are placed by a scan of their sizes (rle_frame.cu);
 //   3. decide: keep the coded frame, or fall back to a raw frame if coding
 //      made it larger (the CPU backend's rule, docs/FORMAT.md §8);
 //   4. raw copy (only for a raw frame): chunks copied and hashed;
@@ -12,6 +13,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_device.hpp"
+#include "cuda/rle_frame.hpp"
 #include "cuda/xxh3_warp.cuh"
 #include "format/frame.hpp"
 
@@ -35,11 +37,13 @@ struct Temp {
   uint64_t* checksums;
   unsigned long long* block_sums;
   uint64_t blocks_per_chunk;
+  uint8_t* rle;  // the rle chunk encoder's temporaries (codec rle only)
+  std::size_t rle_bytes;
 };
 
 constexpr std::size_t kAlign = 256;
 
-Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t* total) {
+Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t rle_bytes, std::size_t* total) {
   std::size_t at = 0;
   auto take = [&](std::size_t bytes) {
     const std::size_t here = at;
@@ -56,6 +60,8 @@ Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t* 
   // header is at most 1/8 of the input, plus fixed parts).
   t.block_sums = reinterpret_cast<unsigned long long*>(take(64 * (chunks * blocks_per_chunk + 64)));
   t.blocks_per_chunk = blocks_per_chunk;
+  t.rle_bytes = rle_bytes;
+  t.rle = rle_bytes ? take(rle_bytes) : nullptr;
   if (total) *total = at;
   return t;
 }
@@ -64,9 +70,10 @@ uint64_t chunks_of(uint64_t elements, uint32_t chunk_elements) { return (element
 
 __device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
 
+// The codebook section (none for rle: book.info is null).
 __global__ void layout_kernel(DeviceCodebookView book, uint64_t chunks, uint8_t* frame, FrameState* st, bool raw) {
-  raw = raw || book.info[0] == 0;  // no codebook (a fixed limit too short for the alphabet): write raw
-  const uint32_t cb = raw ? 0 : book.info[0];
+  raw = raw || (book.info && book.info[0] == 0);  // no codebook (a fixed limit too short for the alphabet): write raw
+  const uint32_t cb = raw || !book.info ? 0 : book.info[0];
   if (threadIdx.x == 0) {
     st->codebooks_bytes = cb;
     st->index_offset = format::kFixedHeaderBytes + cb;
@@ -76,10 +83,17 @@ __global__ void layout_kernel(DeviceCodebookView book, uint64_t chunks, uint8_t*
   for (uint32_t i = threadIdx.x; i < cb; i += blockDim.x) frame[format::kFixedHeaderBytes + i] = book.serialized[i];
 }
 
+// Bytes the coded chunks take in the payload (Σ align(stored_bytes, 4)): the
+// Huffman encoder's last inclusive look-back prefix, or the rle encoder's total.
+__device__ uint64_t payload_used(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks) {
+  if (rle_total) return *rle_total;
+  return chunks ? scan_status[chunks - 1] >> 2 : 0;
+}
+
 // Keep the coded frame unless it is larger than the raw one.
-__global__ void decide_kernel(const unsigned long long* scan_status, uint64_t chunks, uint64_t raw_payload,
-                              FrameState* st) {
-  const uint64_t payload = chunks ? align8(scan_status[chunks - 1] >> 2) : 0;
+__global__ void decide_kernel(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks,
+                              uint64_t raw_payload, FrameState* st) {
+  const uint64_t payload = align8(payload_used(scan_status, rle_total, chunks));
   const uint64_t coded = st->payload_offset + payload;
   const uint64_t raw = align8(format::kFixedHeaderBytes + 16 * chunks) + 8 + raw_payload;
   if (st->raw || coded > raw) {
@@ -143,9 +157,9 @@ __global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t code
 
 // The coded frame's payload padding: after the last chunk, up to a multiple of 8.
 __global__ void payload_tail_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
-                                    uint64_t chunks) {
+                                    const uint64_t* rle_total, uint64_t chunks) {
   if (st->raw || chunks == 0) return;
-  const uint64_t used = scan_status[chunks - 1] >> 2;
+  const uint64_t used = payload_used(scan_status, rle_total, chunks);
   for (uint64_t i = st->payload_offset + used + threadIdx.x; i < st->frame_bytes; i += blockDim.x) frame[i] = 0;
 }
 
@@ -218,10 +232,25 @@ std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t ch
          kLargestCodebook + 8;
 }
 
-std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements) {
+namespace {
+
+// Block sums per chunk: the Huffman encoder's chunk hashes need them; for rle
+// (hashed by warps) they only hold the header's, at most one block per 64 chunks.
+uint64_t blocks_per_chunk_of(Codec codec, uint32_t chunk_elements, unsigned width) {
+  return codec == Codec::rle ? 1 : (uint64_t{chunk_elements} * width + 1023) / 1024;
+}
+
+std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s) {
+  return codec == Codec::rle ? rle_frame_encode_temp_bytes(elements, width, chunk_elements, s) : 0;
+}
+
+}  // namespace
+
+std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, Codec codec,
+                                    RleStrategy rle_strategy) {
   std::size_t total = 0;
-  const uint64_t blocks_per_chunk = (uint64_t{chunk_elements} * width + 1023) / 1024;
-  carve(nullptr, chunks_of(elements, chunk_elements), blocks_per_chunk, &total);
+  carve(nullptr, chunks_of(elements, chunk_elements), blocks_per_chunk_of(codec, chunk_elements, width),
+        rle_temp_of(codec, elements, width, chunk_elements, rle_strategy), &total);
   return total;
 }
 
@@ -230,22 +259,39 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
   VLEC_REQUIRE(a.chunk_elements >= format::kChunkGranule && a.chunk_elements % format::kChunkGranule == 0 &&
                    a.chunk_elements <= format::kMaxChunkElements,
                "invalid chunk size ", a.chunk_elements);
-  VLEC_REQUIRE(a.raw || width <= 4, "GPU Huffman encoding takes u8, u16 or u32 elements");
+  const Codec codec = a.raw ? Codec::raw : a.codec;
+  VLEC_REQUIRE(codec != Codec::rle_huffman, "the GPU frame encoder does not write rle+huffman frames");
+  VLEC_REQUIRE(codec != Codec::huffman || width <= 4, "GPU Huffman encoding takes u8, u16 or u32 elements");
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.frame) % 8 == 0,
                "device buffers must be 16-byte (input) and 8-byte (frame) aligned");
   const uint64_t chunks = chunks_of(a.elements, a.chunk_elements);
   VLEC_REQUIRE(a.frame_capacity >= frame_encode_capacity(a.elements, width, a.chunk_elements),
                "frame buffer of ", a.frame_capacity, " bytes is below the ",
                frame_encode_capacity(a.elements, width, a.chunk_elements), " needed while encoding");
-  const uint64_t blocks_per_chunk = (uint64_t{a.chunk_elements} * width + 1023) / 1024;
+  const uint64_t blocks_per_chunk = blocks_per_chunk_of(codec, a.chunk_elements, width);
   std::size_t need = 0;
-  const Temp t = carve(temp, chunks, blocks_per_chunk, &need);
+  const Temp t = carve(temp, chunks, blocks_per_chunk,
+                       rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy), &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
   CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
-  layout_kernel<<<1, 256, 0, stream>>>(a.book, chunks, a.frame, t.state, a.raw);
+  const DeviceCodebookView book = codec == Codec::huffman ? a.book : DeviceCodebookView{};
+  layout_kernel<<<1, 256, 0, stream>>>(book, chunks, a.frame, t.state, a.raw);
   CUDA_CHECK(cudaGetLastError());
-  if (!a.raw && chunks > 0) {
+  const uint64_t* rle_total = nullptr;
+  if (codec == Codec::rle) {
+    // No codebook: the index and the payload are where a raw frame has them.
+    RleFrameEncodeArgs r;
+    r.in = a.in;
+    r.elements = a.elements;
+    r.width = width;
+    r.chunk_elements = a.chunk_elements;
+    r.strategy = a.rle_strategy;
+    r.frame = a.frame;
+    r.index_offset = format::kFixedHeaderBytes;
+    r.payload_offset = (format::kFixedHeaderBytes + 16 * chunks + 7) / 8 * 8 + 8;
+    rle_total = encode_rle_chunks(r, t.rle, t.rle_bytes, stream);
+  } else if (codec == Codec::huffman && chunks > 0) {
     HuffmanEncodeArgs e{};
     e.in = a.in;
     e.elements = a.elements;
@@ -265,7 +311,7 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
     launch_huffman_encode(e, a.strategy, stream);
   }
   const uint64_t raw_payload = (a.elements * width + 7) / 8 * 8;
-  decide_kernel<<<1, 1, 0, stream>>>(t.scan_status, chunks, raw_payload, t.state);
+  decide_kernel<<<1, 1, 0, stream>>>(t.scan_status, rle_total, chunks, raw_payload, t.state);
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const uint64_t chunk_bytes = uint64_t{a.chunk_elements} * width;
@@ -274,10 +320,10 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
     raw_copy_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements * width, chunk_bytes,
                                                 chunks, a.frame, t.state);
   }
-  header_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, static_cast<uint8_t>(Codec::huffman),
+  header_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, static_cast<uint8_t>(codec),
                                        static_cast<uint8_t>(width), a.elements, a.chunk_elements, chunks,
                                        a.elements * width);
-  payload_tail_kernel<<<1, 32, 0, stream>>>(a.frame, t.state, t.scan_status, chunks);
+  payload_tail_kernel<<<1, 32, 0, stream>>>(a.frame, t.state, t.scan_status, rle_total, chunks);
   header_sums_kernel<<<static_cast<unsigned>(sms) * 4, 256, 0, stream>>>(a.frame, t.state, t.block_sums);
   header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes);
   CUDA_CHECK(cudaGetLastError());
@@ -285,9 +331,10 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
 
 uint64_t frame_encode_status(const FrameEncodeArgs& a, const void* temp) {
   const uint64_t chunks = chunks_of(a.elements, a.chunk_elements);
-  if (a.raw || chunks == 0) return 0;
+  if (a.raw || a.codec != Codec::huffman || chunks == 0) return 0;
   const unsigned width = static_cast<unsigned>(dtype_bytes(a.dtype));
-  const Temp t = carve(const_cast<void*>(temp), chunks, (uint64_t{a.chunk_elements} * width + 1023) / 1024, nullptr);
+  const Temp t = carve(const_cast<void*>(temp), chunks, blocks_per_chunk_of(Codec::huffman, a.chunk_elements, width),
+                       0, nullptr);
   std::vector<uint32_t> status(chunks);
   CUDA_CHECK(cudaMemcpy(status.data(), t.chunk_status, 4 * chunks, cudaMemcpyDeviceToHost));
   for (uint64_t c = 0; c < chunks; ++c)

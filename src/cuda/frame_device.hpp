@@ -1,7 +1,9 @@
-// cuda/frame_device.hpp: writing a whole Huffman (or raw) frame on the GPU,
-// from a codebook already on the device, with no host round trip: layout,
-// chunk encoding, the raw fallback, the header and its checksum, and the
-// frame's size left in device memory for the caller.
+// cuda/frame_device.hpp: writing a whole Huffman, rle (or raw) frame on the
+// GPU, from a codebook already on the device (Huffman), with no host round
+// trip: layout, chunk encoding, the raw fallback, the header and its checksum,
+// and the frame's size left in device memory for the caller. The layout,
+// fallback and header steps are the same for every codec; only the chunk
+// encoder differs (Huffman: huffman_encode.hpp; rle: rle_frame.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/huffman_encode.hpp"
+#include "cuda/rle_gpu.hpp"
 #include "vlec/types.hpp"
 
 namespace vlec::cuda {
@@ -28,7 +31,9 @@ struct FrameEncodeArgs {
   DType dtype = DType::u8;
   uint32_t chunk_elements = 65536;
   bool raw = false;            // write a raw frame (codec raw); the codebook is then unused
-  DeviceCodebookView book;
+  Codec codec = Codec::huffman;  // huffman or rle (with raw = false)
+  DeviceCodebookView book;     // huffman only
+  RleStrategy rle_strategy = RleStrategy::parle;  // rle only
   uint8_t* frame = nullptr;    // device
   std::size_t frame_capacity = 0;  // at least frame_encode_capacity()
   uint64_t* frame_bytes = nullptr;  // device: the frame's size, written last
@@ -41,7 +46,9 @@ struct FrameEncodeArgs {
 // frame finally written is never larger than the raw frame (compress_bound).
 std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements);
 
-std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements);
+// Codec raw needs what huffman needs; rle adds the RLE encoder's temporaries.
+std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements,
+                                    Codec codec = Codec::huffman, RleStrategy rle_strategy = RleStrategy::parle);
 
 // Enqueue the whole frame on `stream`. Device-side failures (a value with no
 // code) make the affected chunks raw and are reported through chunk_status:

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/safety.hpp"
+#include "cuda/rle_gpu.hpp"
 
 namespace vlec::cuda::rle_detail {
 
@@ -19,6 +20,19 @@ __host__ __device__ inline uint64_t align4(uint64_t x) { return (x + 3) & ~uint6
 __host__ __device__ inline uint64_t lengths_offset(uint64_t runs, unsigned w) { return align4(runs * w); }
 __host__ __device__ inline uint64_t payload_bytes(uint64_t runs, unsigned w) {
   return lengths_offset(runs, w) + 2 * runs;
+}
+
+// Raw size of chunk c (chunk_elements C) of a input of `elements` elements.
+__host__ __device__ inline uint64_t chunk_raw_bytes(uint64_t c, uint64_t elements, uint32_t C, unsigned w) {
+  const uint64_t first = c * C;
+  return (elements - first < C ? elements - first : C) * w;
+}
+
+// Whether the encoder writes chunk c's runs into the packed payload: not when
+// the frame stores the chunk raw (RleEncodeArgs::skip_raw_chunks).
+__device__ __forceinline__ bool writes_payload(const RleEncodeArgs& a, uint64_t c, unsigned w) {
+  return a.payload &&
+         !(a.skip_raw_chunks && a.stored_bytes[c] >= chunk_raw_bytes(c, a.elements, a.chunk_elements, w));
 }
 
 // Store / load a value at a 4-byte aligned chunk payload + r * sizeof(T).
@@ -56,18 +70,17 @@ __device__ __forceinline__ void write_padding(uint8_t* chunk, uint32_t runs, uns
 namespace vlec::cuda {
 // Host side, rle_gpu.cu: the scans over chunks shared by both encoders (exclusive
 // sums of align4(stored_bytes) and of runs into payload_offsets / run_offsets).
+// With a.skip_raw_chunks, a chunk stored raw counts align4(its raw size).
 std::size_t rle_offsets_temp_bytes(uint64_t chunks);
-void rle_offsets(const uint32_t* runs, const uint32_t* stored, uint64_t* payload_offsets, uint64_t* run_offsets,
-                 uint64_t chunks, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+void rle_offsets(const RleEncodeArgs& a, uint64_t chunks, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
 
 // The strategies, rle_encode_parle.cu and rle_encode_chunked.cu.
 std::size_t rle_parle_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements);
-void rle_encode_parle(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+void rle_encode_parle(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
 std::size_t rle_chunked_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements);
-void rle_encode_chunked(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+void rle_encode_chunked(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
 std::size_t rle_chunked_onepass_temp_bytes(uint64_t elements, uint32_t chunk_elements);
-void rle_encode_chunked_onepass(const struct RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes,
-                                cudaStream_t stream);
+void rle_encode_chunked_onepass(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
 
 // Carve aligned pieces out of caller temp storage.
 struct TempCarver {

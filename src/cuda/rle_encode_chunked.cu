@@ -91,7 +91,7 @@ __global__ __launch_bounds__(kBlock) void chunked_kernel(const T* __restrict__ i
     uint16_t* slens = nullptr;
     if (kWrite) {
       const uint32_t R = a.runs[chunk];
-      if (a.payload) {
+      if (writes_payload(a, chunk, w)) {
         vals = a.payload + a.payload_offsets[chunk];
         lens = vals + lengths_offset(R, w);
         if (threadIdx.x == 0) write_padding(vals, R, w);
@@ -175,7 +175,7 @@ void launch(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaSt
   const T* in = static_cast<const T*>(a.in);
   chunked_kernel<T, false><<<grid, kBlock, 0, stream>>>(in, a.elements, a.chunk_elements, a);
   CUDA_CHECK(cudaGetLastError());
-  rle_offsets(a.runs, a.stored_bytes, a.payload_offsets, a.run_offsets, chunks, d_temp, temp_bytes, stream);
+  rle_offsets(a, chunks, d_temp, temp_bytes, stream);
   if (a.payload || a.values) {
     chunked_kernel<T, true><<<grid, kBlock, 0, stream>>>(in, a.elements, a.chunk_elements, a);
     CUDA_CHECK(cudaGetLastError());

@@ -54,6 +54,7 @@ struct OnepassShared {
   } cub;
   uint64_t chunk, payload_offset, run_offset;
   uint32_t runs;
+  bool raw;  // stored raw by the frame: no runs in the payload
   T before;  // the element before the tile
 };
 
@@ -114,7 +115,11 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
     if (threadIdx.x < 32) {
       const uint32_t runs = __shfl_sync(0xFFFFFFFFu, R, 0);  // the reduction's result is in thread 0
       const uint64_t stored = payload_bytes(runs, w);
-      const uint64_t poff = scan_exclusive_prefix(payload_scan, chunk, align4(stored), lane);
+      // A chunk the frame stores raw takes its raw size in the frame's payload
+      // (RleEncodeArgs::skip_raw_chunks) and gets no runs written.
+      const bool raw = a.skip_raw_chunks && stored >= n * w;
+      const uint64_t place = align4(raw ? n * w : stored);
+      const uint64_t poff = scan_exclusive_prefix(payload_scan, chunk, place, lane);
       const uint64_t roff = scan_exclusive_prefix(run_scan, chunk, runs, lane);
       if (lane == 0) {
         a.runs[chunk] = runs;
@@ -122,18 +127,19 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
         a.payload_offsets[chunk] = poff;
         a.run_offsets[chunk] = roff;
         if (chunk + 1 == chunks) {
-          a.payload_offsets[chunks] = poff + align4(stored);
+          a.payload_offsets[chunks] = poff + place;
           a.run_offsets[chunks] = roff + runs;
         }
         s.payload_offset = poff;
         s.run_offset = roff;
         s.runs = runs;
+        s.raw = raw;
       }
     }
-    if (!a.payload && !a.values) continue;
     __syncthreads();
+    if ((!a.payload || s.raw) && !a.values) continue;
     const uint32_t runs = s.runs;
-    uint8_t* vals = a.payload ? a.payload + s.payload_offset : nullptr;
+    uint8_t* vals = a.payload && !s.raw ? a.payload + s.payload_offset : nullptr;
     uint16_t* lens = vals ? reinterpret_cast<uint16_t*>(vals + lengths_offset(runs, w)) : nullptr;
     T* svals = a.values ? reinterpret_cast<T*>(a.values) + s.run_offset : nullptr;
     uint16_t* slens = a.values ? a.lengths + s.run_offset : nullptr;

@@ -113,13 +113,13 @@ __global__ void parle_count_kernel(ParleTemp p, uint64_t chunks, unsigned w, uin
 // One thread per chunk: the payload's zero padding.
 __global__ void parle_pad_kernel(uint64_t chunks, unsigned w, RleEncodeArgs a) {
   const uint64_t c = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
-  if (c < chunks) write_padding(a.payload + a.payload_offsets[c], a.runs[c], w);
+  if (c < chunks && writes_payload(a, c, w)) write_padding(a.payload + a.payload_offsets[c], a.runs[c], w);
 }
 
 template <typename T>
 __device__ __forceinline__ void put_run(const RleEncodeArgs& a, uint64_t chunk, uint32_t r, T v, uint16_t code) {
   constexpr unsigned w = sizeof(T);
-  if (a.payload) {
+  if (writes_payload(a, chunk, w)) {
     uint8_t* vals = a.payload + a.payload_offsets[chunk];
     store_value<T>(vals + uint64_t{r} * w, v);
     reinterpret_cast<uint16_t*>(vals + lengths_offset(a.runs[chunk], w))[r] = code;
@@ -205,7 +205,7 @@ void launch(const RleEncodeArgs& a, void* d_temp, cudaStream_t stream) {
   const unsigned chunk_grid = static_cast<unsigned>((chunks + kBlock - 1) / kBlock);
   parle_count_kernel<<<chunk_grid, kBlock, 0, stream>>>(p, chunks, sizeof(T), a.runs, a.stored_bytes);
   CUDA_CHECK(cudaGetLastError());
-  rle_offsets(a.runs, a.stored_bytes, a.payload_offsets, a.run_offsets, chunks, p.scan_temp, p.scan_bytes, stream);
+  rle_offsets(a, chunks, p.scan_temp, p.scan_bytes, stream);
   if (!a.payload && !a.values) return;
   if (a.payload) {
     parle_pad_kernel<<<chunk_grid, kBlock, 0, stream>>>(chunks, sizeof(T), a);

@@ -16,14 +16,24 @@ namespace vlec::cuda {
 
 namespace {
 
-// Element c of the scanned sequence: align4(stored[c]) (or runs[c]), 0 past the end.
+// Element c of the scanned sequence: align4(stored[c]) (or runs[c]), 0 past
+// the end; with `skip`, align4(raw size) for a chunk the frame stores raw.
 struct AlignedStored {
   const uint32_t* v;
   uint64_t n;
   bool align;
+  bool skip = false;
+  uint64_t elements = 0;
+  uint32_t C = 1;
+  unsigned w = 1;
   __host__ __device__ uint64_t operator()(uint64_t c) const {
     if (c >= n) return 0;
-    return align ? rle_detail::align4(v[c]) : v[c];
+    if (!align) return v[c];
+    if (skip) {
+      const uint64_t raw = rle_detail::chunk_raw_bytes(c, elements, C, w);
+      if (v[c] >= raw) return rle_detail::align4(raw);
+    }
+    return rle_detail::align4(v[c]);
   }
 };
 
@@ -68,15 +78,15 @@ std::size_t rle_offsets_temp_bytes(uint64_t chunks) {
   return bytes;
 }
 
-void rle_offsets(const uint32_t* runs, const uint32_t* stored, uint64_t* payload_offsets, uint64_t* run_offsets,
-                 uint64_t chunks, void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+void rle_offsets(const RleEncodeArgs& a, uint64_t chunks, void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
   std::size_t bytes = temp_bytes;
-  SizeIt sizes(CountIt(0), AlignedStored{stored, chunks, true});
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_temp, bytes, sizes, payload_offsets, static_cast<int64_t>(chunks + 1),
-                                           stream));
+  SizeIt sizes(CountIt(0), AlignedStored{a.stored_bytes, chunks, true, a.skip_raw_chunks, a.elements,
+                                         a.chunk_elements, a.width});
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_temp, bytes, sizes, a.payload_offsets,
+                                           static_cast<int64_t>(chunks + 1), stream));
   bytes = temp_bytes;
-  SizeIt counts(CountIt(0), AlignedStored{runs, chunks, false});
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_temp, bytes, counts, run_offsets, static_cast<int64_t>(chunks + 1),
+  SizeIt counts(CountIt(0), AlignedStored{a.runs, chunks, false});
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_temp, bytes, counts, a.run_offsets, static_cast<int64_t>(chunks + 1),
                                            stream));
 }
 

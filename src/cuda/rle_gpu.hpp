@@ -74,6 +74,13 @@ struct RleEncodeArgs {
   // most), its length codes (length - 1) at lengths + run_offsets[c].
   uint8_t* values = nullptr;
   uint16_t* lengths = nullptr;
+
+  // Frame placement (codec rle frames, cuda/rle_frame.cu): a chunk whose coded
+  // size is not strictly below its raw size is stored raw by the caller, so
+  // its runs are not written to `payload` and payload_offsets count it at
+  // align(raw size, 4): the offsets are then the frame's (docs/FORMAT.md §3).
+  // stored_bytes and runs still hold the coded size and run count.
+  bool skip_raw_chunks = false;
 };
 
 // d_temp must be aligned as cudaMalloc aligns (256 bytes).
@@ -92,6 +99,9 @@ enum RleDecodeStatus : uint32_t {
   kRleOutOfBounds = 3,   // offset not 4-aligned or offset + stored_bytes beyond the payload
   kRleBadPadding = 4,    // a padding byte between values and lengths is not zero
   kRleBadLengths = 5,    // run lengths do not add up to exactly N
+  // Set by the frame decoder's check after rle_decode (cuda/rle_frame.cu):
+  kRleChunkPadding = 6,  // a payload padding byte after the chunk is not zero
+  kRleChecksum = 7,      // the decoded chunk does not match its XXH3 checksum
 };
 
 struct RleDecodeArgs {

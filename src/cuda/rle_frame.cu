@@ -1,0 +1,229 @@
+// cuda/rle_frame.cu: see rle_frame.hpp. The encoder's own work is the RLE
+// encoder (bandwidth-bound passes, rle_gpu.hpp) plus one warp-per-chunk pass
+// that reads each chunk once more to hash it (XXH3 by a warp, xxh3_warp.cuh)
+// and copies it only when it is stored raw; the decoder's check is the same
+// warp hash over the decoded chunk.
+#include "cuda/rle_frame.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/rle_common.cuh"
+#include "cuda/xxh3_warp.cuh"
+
+namespace vlec::cuda {
+
+namespace {
+
+using rle_detail::align4;
+using rle_detail::chunk_raw_bytes;
+
+struct EncodeTemp {
+  uint32_t* runs;
+  uint32_t* stored;
+  uint64_t* payload_offsets;  // [chunks + 1]
+  uint64_t* run_offsets;      // [chunks + 1]
+  uint8_t* rle_temp;
+  std::size_t rle_temp_bytes;
+};
+
+EncodeTemp carve_encode(void* base, uint64_t elements, unsigned w, uint32_t C, RleStrategy s, std::size_t* used) {
+  const uint64_t chunks = rle_chunk_count(elements, C);
+  TempCarver t{static_cast<uint8_t*>(base)};
+  EncodeTemp e;
+  e.runs = t.take<uint32_t>(std::max<uint64_t>(chunks, 1));
+  e.stored = t.take<uint32_t>(std::max<uint64_t>(chunks, 1));
+  e.payload_offsets = t.take<uint64_t>(chunks + 1);
+  e.run_offsets = t.take<uint64_t>(chunks + 1);
+  e.rle_temp_bytes = rle_encode_temp_bytes(elements, w, C, s);
+  e.rle_temp = t.take<uint8_t>(e.rle_temp_bytes);
+  *used = (t.used + 255) & ~std::size_t{255};
+  return e;
+}
+
+// One warp per chunk: a chunk that coding does not shrink is copied raw (with
+// its zero padding to 4 bytes); every chunk's original bytes are hashed and
+// its index entry written: (stored_bytes, runs, XXH3) or (raw size, 0, XXH3).
+__global__ void rle_entries_kernel(const uint8_t* __restrict__ in, uint64_t elements, unsigned w, uint32_t C,
+                                   uint64_t chunks, const uint32_t* runs, const uint32_t* stored,
+                                   const uint64_t* offsets, uint8_t* index, uint8_t* payload) {
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
+  for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
+    const uint64_t raw = chunk_raw_bytes(c, elements, C, w);
+    const uint8_t* src = in + c * C * w;
+    const uint32_t coded = stored[c];
+    const bool keep = coded < raw;
+    if (!keep) {  // the destination is 4-byte aligned, the source 16-byte aligned
+      uint8_t* dst = payload + offsets[c];
+      const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
+      uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
+      for (uint64_t i = lane; i < raw / 4; i += 32) d4[i] = __ldg(s4 + i);
+      for (uint64_t i = raw / 4 * 4 + lane; i < align4(raw); i += 32) dst[i] = i < raw ? src[i] : 0;
+    }
+    const uint64_t hash = warp_hash(src, raw, lane);
+    if (lane == 0) {
+      uint32_t* e = reinterpret_cast<uint32_t*>(index + 16 * c);
+      e[0] = keep ? coded : static_cast<uint32_t>(raw);
+      e[1] = keep ? runs[c] : 0;
+      e[2] = static_cast<uint32_t>(hash);
+      e[3] = static_cast<uint32_t>(hash >> 32);
+    }
+  }
+}
+
+unsigned warp_grid(uint64_t chunks) {
+  int dev = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return static_cast<unsigned>(std::min<uint64_t>((chunks + 7) / 8, uint64_t(sms) * 8));
+}
+
+struct DecodeTemp {
+  uint64_t* offsets;
+  uint64_t* checksums;
+  uint32_t* stored;
+  uint32_t* runs;
+  uint32_t* status;
+  std::size_t total;
+};
+
+DecodeTemp carve_decode(void* base, uint64_t chunks) {
+  TempCarver t{static_cast<uint8_t*>(base)};
+  const uint64_t n = std::max<uint64_t>(chunks, 1);
+  DecodeTemp d;
+  d.offsets = t.take<uint64_t>(n);
+  d.checksums = t.take<uint64_t>(n);
+  d.stored = t.take<uint32_t>(n);
+  d.runs = t.take<uint32_t>(n);
+  d.status = t.take<uint32_t>(n);
+  d.total = (t.used + 255) & ~std::size_t{255};
+  return d;
+}
+
+// After rle_decode, one warp per chunk whose runs decoded: the payload padding
+// after the chunk (to the next 4-byte boundary; after the last chunk, to the
+// payload's end) must be zero, and the decoded bytes must match the checksum.
+// rle_decode has checked offset + stored_bytes <= payload_bytes for it.
+__global__ void rle_verify_kernel(const uint8_t* payload, uint64_t payload_bytes, DecodeTemp t, uint64_t chunks,
+                                  const uint8_t* out, uint64_t elements, unsigned w, uint32_t C) {
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
+  for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
+    if (t.status[c] != kRleOk) continue;  // uniform across the warp
+    const uint64_t from = t.offsets[c] + t.stored[c];
+    const uint64_t to = c + 1 == chunks ? payload_bytes : min(align4(from), payload_bytes);
+    bool ok = true;
+    for (uint64_t i = from + lane; i < to; i += 32) ok = ok && payload[i] == 0;
+    const bool padding_ok = __all_sync(kFullMaskXxh, ok);
+    const uint64_t raw = chunk_raw_bytes(c, elements, C, w);
+    const uint64_t hash = warp_hash(out + c * C * w, raw, lane);
+    if (lane == 0) t.status[c] = !padding_ok ? kRleChunkPadding : hash != t.checksums[c] ? kRleChecksum : kRleOk;
+  }
+}
+
+const char* rle_status_text(uint32_t s) {
+  switch (s) {
+    case kRleBadRunCount: return "its run count is invalid";
+    case kRleBadSize: return "its size does not match its run count";
+    case kRleOutOfBounds: return "it lies outside the payload";
+    case kRleBadPadding: return "padding between its values and lengths is not zero";
+    case kRleBadLengths: return "its run lengths do not add up to its element count";
+    case kRleChunkPadding: return "padding is not zero";
+    default: return "the stream is corrupt";
+  }
+}
+
+}  // namespace
+
+std::size_t rle_frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s) {
+  std::size_t used = 0;
+  carve_encode(nullptr, elements, width, chunk_elements, s, &used);
+  return used;
+}
+
+const uint64_t* encode_rle_chunks(const RleFrameEncodeArgs& a, void* temp, std::size_t temp_bytes,
+                                  cudaStream_t stream) {
+  std::size_t need = 0;
+  const EncodeTemp t = carve_encode(temp, a.elements, a.width, a.chunk_elements, a.strategy, &need);
+  VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
+  VLEC_REQUIRE(a.payload_offset % 8 == 0, "the rle payload must start at a multiple of 8 bytes");
+  RleEncodeArgs e;
+  e.in = a.in;
+  e.elements = a.elements;
+  e.width = a.width;
+  e.chunk_elements = a.chunk_elements;
+  e.runs = t.runs;
+  e.stored_bytes = t.stored;
+  e.payload_offsets = t.payload_offsets;
+  e.run_offsets = t.run_offsets;
+  e.payload = a.frame + a.payload_offset;
+  e.skip_raw_chunks = true;
+  rle_encode(e, t.rle_temp, t.rle_temp_bytes, stream, a.strategy);
+  const uint64_t chunks = rle_chunk_count(a.elements, a.chunk_elements);
+  if (chunks > 0) {
+    rle_entries_kernel<<<warp_grid(chunks), 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements, a.width,
+                                                              a.chunk_elements, chunks, t.runs, t.stored,
+                                                              t.payload_offsets, a.frame + a.index_offset,
+                                                              a.frame + a.payload_offset);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  return t.payload_offsets + chunks;
+}
+
+std::size_t rle_frame_decode_temp_bytes(uint64_t chunks) { return carve_decode(nullptr, chunks).total; }
+
+void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
+                      std::size_t temp_bytes, cudaStream_t stream) {
+  const format::FrameHeader& h = f.header;
+  VLEC_REQUIRE(h.codec == Codec::rle, "decode_rle_frame takes rle frames, not ", to_string(h.codec));
+  const uint64_t chunks = h.chunks();
+  if (chunks == 0) return;
+  const DecodeTemp t = carve_decode(d_temp, chunks);
+  VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
+  std::vector<uint64_t> checksums(chunks);
+  std::vector<uint32_t> stored(chunks), runs(chunks);
+  for (uint64_t c = 0; c < chunks; ++c) {
+    checksums[c] = f.index[c].checksum;
+    stored[c] = f.index[c].stored_bytes;
+    runs[c] = f.index[c].aux;
+  }
+  // Pageable sources: each copy returns once its data is staged, so the vectors may go.
+  CUDA_CHECK(cudaMemcpyAsync(t.offsets, f.offsets.data(), 8 * chunks, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(t.checksums, checksums.data(), 8 * chunks, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(t.stored, stored.data(), 4 * chunks, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(t.runs, runs.data(), 4 * chunks, cudaMemcpyHostToDevice, stream));
+  RleDecodeArgs d;
+  d.payload = d_payload;
+  d.payload_bytes = h.frame_bytes - h.header_area_bytes();
+  d.offsets = t.offsets;
+  d.stored_bytes = t.stored;
+  d.runs = t.runs;
+  d.elements = h.elements;
+  d.width = h.width;
+  d.chunk_elements = h.chunk_elements;
+  d.out = d_out;
+  d.status = t.status;
+  rle_decode(d, stream);
+  rle_verify_kernel<<<warp_grid(chunks), 256, 0, stream>>>(d_payload, d.payload_bytes, t, chunks,
+                                                           static_cast<const uint8_t*>(d_out), h.elements, h.width,
+                                                           h.chunk_elements);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void check_rle_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
+  const uint64_t chunks = f.header.chunks();
+  if (chunks == 0) return;
+  const DecodeTemp t = carve_decode(const_cast<void*>(d_temp), chunks);
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), t.status, 4 * chunks, cudaMemcpyDeviceToHost));
+  for (uint64_t c = 0; c < chunks; ++c) {
+    SAFETY_CHECK(status[c] != kRleChecksum, ErrorCode::checksum_mismatch, "checksum mismatch in chunk ", c,
+                 " of the frame at byte ", f.stream_offset, ": the stream is corrupt");
+    SAFETY_CHECK(status[c] == kRleOk, ErrorCode::corrupt_stream, "chunk ", c, " of the frame at byte ",
+                 f.stream_offset, ": ", rle_status_text(status[c]));
+  }
+}
+
+}  // namespace vlec::cuda

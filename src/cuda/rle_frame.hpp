@@ -1,0 +1,55 @@
+// cuda/rle_frame.hpp: the parts of a codec `rle` frame (docs/FORMAT.md §3,
+// §6) that are specific to run-length chunks, on the GPU. The frame's
+// layout, header and header checksum are frame_device.cu's, shared with the
+// Huffman frame; the decode of the header area is frame_decode.cu's.
+//
+// Encoding: the GPU RLE encoder (rle_gpu.hpp) in frame placement mode counts
+// every chunk's runs, scans the chunks' final sizes (a chunk is coded only when
+// strictly smaller than its raw size, the CPU's rule) and writes the coded
+// chunks straight into the frame payload; one warp per chunk then copies the
+// raw chunks, hashes every chunk's original bytes and writes its index entry.
+// No host round trip: the payload's size stays in device memory.
+//
+// Decoding: rle_decode (validating) expands every chunk, then one warp per
+// chunk checks the payload padding after it and the XXH3 checksum of what was
+// decoded.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/rle_gpu.hpp"
+#include "format/frame.hpp"
+
+namespace vlec::cuda {
+
+// Device temporaries of the frame encoder's rle part.
+std::size_t rle_frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s);
+
+struct RleFrameEncodeArgs {
+  const void* in = nullptr;  // device, 16-byte aligned
+  uint64_t elements = 0;
+  unsigned width = 1;
+  uint32_t chunk_elements = 65536;
+  RleStrategy strategy = RleStrategy::parle;
+  uint8_t* frame = nullptr;        // device: the frame; its index at index_offset, payload at payload_offset
+  uint64_t index_offset = 0;
+  uint64_t payload_offset = 0;     // a multiple of 8
+};
+
+// Enqueue the chunks and index of an rle frame. Returns a device pointer to
+// the packed payload's size before its final padding (Σ align(stored_bytes, 4)),
+// which lives in `temp` and is valid once the stream reaches it.
+const uint64_t* encode_rle_chunks(const RleFrameEncodeArgs& args, void* temp, std::size_t temp_bytes,
+                                  cudaStream_t stream);
+
+// Device temporaries of the decoder, and its two steps.
+std::size_t rle_frame_decode_temp_bytes(uint64_t chunks);
+void decode_rle_frame(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
+                      std::size_t temp_bytes, cudaStream_t stream);
+// After the stream completed: throws the CPU decoder's error for the first bad chunk.
+void check_rle_frame_decode(const format::ParsedFrame& frame, const void* d_temp);
+
+}  // namespace vlec::cuda
