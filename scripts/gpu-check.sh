@@ -12,6 +12,8 @@ set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 BIN=.device-carry
+# Binaries travel gzipped (each holds all of vlec's device code: ~22 MB, 7 MB packed).
+for f in "$BIN"/*.gz; do [ -f "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
 if [ ! -x "$BIN/vlec_tests" ]; then
   BIN=build-gpu
   cmake -S . -B "$BIN" -DVLEC_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 &&
@@ -71,6 +73,15 @@ if [ -x "$BIN/volume_pipeline" ] && [ -z "${SKIP_VOLUME:-}" ]; then
     shape=$(basename "$v" .u8 | grep -oE '[0-9]+x[0-9]+x[0-9]+$')
     "$BIN/volume_pipeline" --volume "$v@$shape" ${VOLUME_ARGS:-} 2>&1 | tee -a "$OUT/volume-pipeline.log" || status=1
   done
+  if [ -x "$BIN/vlec" ]; then
+    echo "== vlec bench --volume"
+    "$BIN/vlec" bench --volume generated --repeat 20 2>&1 | tee "$OUT/vlec-bench-volume.log" || status=1
+    for v in "$BIN"/data/volumes/*.u8; do
+      [ -f "$v" ] || continue
+      shape=$(basename "$v" .u8 | grep -oE '[0-9]+x[0-9]+x[0-9]+$')
+      "$BIN/vlec" bench --volume "$v@$shape" --repeat 20 2>&1 | tee -a "$OUT/vlec-bench-volume.log" || status=1
+    done
+  fi
 fi
 if [ -x "$BIN/dwt_gpu_bench" ] && [ -z "${SKIP_DWT_BENCH:-}" ]; then
   echo "== GPU 5/3 wavelet transform"

@@ -15,6 +15,9 @@ for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gp
   build-gpu/bench/image_bench; do
   case " $targets " in *" $(basename "$f" | sed 's/^vlec$/vlec_cli/') "*) cp "$f" .device-carry/ && strip .device-carry/"$(basename "$f")" ;; esac
 done
+# Packed: each binary holds all of vlec's device code (~22 MB, ~7 MB gzipped);
+# gpu-check.sh unpacks them. The carry limit is 64 MiB.
+for f in .device-carry/*; do [ -f "$f" ] && [ -x "$f" ] && gzip -f -6 "$f"; done
 # Real test data (scripts/fetch-test-data.sh) when CARRY_DATA names a folder:
 # volumes and images, and the OpenJPEG and libpng libraries image_bench needs.
 if [ -n "${CARRY_DATA:-}" ]; then
