@@ -11,7 +11,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-BIN=.device-carry
+BIN=${VLEC_CARRY:-.device-carry}
 # Binaries travel gzipped (each holds all of vlec's device code: ~22 MB, 7 MB packed).
 for f in "$BIN"/*.gz; do [ -f "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
 if [ ! -x "$BIN/vlec_tests" ]; then
