@@ -160,27 +160,29 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
       }
       if (threadIdx.x == 0 && t0 > 0) s.before = __ldg(base + t0 - 1);
       __syncthreads();
+      // The thread's segment, from shared memory into registers with two
+      // 16-byte loads (element-wise loads of neighbouring segments, 32 bytes
+      // apart, would hit the same banks 8 ways).
       const int k0 = threadIdx.x * kSeg;
+      union {
+        uint4 u[kSegBytes / 16];
+        T e[kSeg];
+      } seg;
+#pragma unroll
+      for (int q = 0; q < kSegBytes / 16; ++q) seg.u[q] = reinterpret_cast<const uint4*>(s.tile + k0)[q];
+      const T before = k0 > 0 ? s.tile[k0 - 1] : s.before;
       uint32_t h = 0;
 #pragma unroll
       for (int j = 0; j < kSeg; ++j) {
-        const int k = k0 + j;
-        if (k < m) {
-          const T x = s.tile[k];
-          const T p = k > 0 ? s.tile[k - 1] : s.before;
-          h += (t0 + k == 0) || x != p;
-        }
+        const T p = j > 0 ? seg.e[j - 1] : before;
+        h += k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p);
       }
       uint32_t r, tile_runs;
       cub::BlockScan<uint32_t, kThreads>(s.cub.scan).ExclusiveSum(h, r, tile_runs);
 #pragma unroll
       for (int j = 0; j < kSeg; ++j) {
-        const int k = k0 + j;
-        if (k < m) {
-          const T x = s.tile[k];
-          const T p = k > 0 ? s.tile[k - 1] : s.before;
-          if ((t0 + k == 0) || x != p) s.heads[r++] = static_cast<uint16_t>(t0 + k);
-        }
+        const T p = j > 0 ? seg.e[j - 1] : before;
+        if (k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p)) s.heads[r++] = static_cast<uint16_t>(t0 + k0 + j);
       }
       __syncthreads();
       // Run done + j starts at heads[j]; run done + j - 1 ends just before it.
