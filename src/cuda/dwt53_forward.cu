@@ -51,7 +51,7 @@ __device__ __forceinline__ void store_part(const Ref& r, int x0, int limit, int 
   }
 }
 
-template <typename T, int V, bool X, bool Y>
+template <typename T, int V, bool X, bool Y, bool kPrefetch>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     forward_rows_kernel(const T* __restrict__ src, int64_t ssy, int64_t ssz, Ref lo, Ref hi, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec) {
@@ -67,15 +67,26 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const bool owner = lane >= 1 && lane <= kOwnerLanes;
   const T* plane = src + z * ssz;
 
-  auto load_row = [&](int y, int32_t(&c)[V]) {
+  // fetch: the lane's V samples of row y (mirrored), kept packed (8 or 16
+  // bytes: the prefetched rows cost 2-4 registers each, not V); lift:
+  // unpack and x-lift a fetched row (every lane calls it: shuffles).
+  using Packed = typename RawVec<V * sizeof(T)>::type;
+  auto fetch = [&](int y) -> Packed {
     const T* row = plane + static_cast<int64_t>(mirror(y, e.ny)) * ssy;
-    int32_t v[V];
-    if (vec && g >= 0 && g + V <= e.nx) {
-      load_vec<T, V, 0>(row + g, v);
-    } else {
+    if (vec && g >= 0 && g + V <= e.nx) return *reinterpret_cast<const Packed*>(row + g);
+    T t[V];
 #pragma unroll
-      for (int i = 0; i < V; ++i) v[i] = static_cast<int32_t>(row[mirror(g + i, e.nx)]);
-    }
+    for (int i = 0; i < V; ++i) t[i] = row[mirror(g + i, e.nx)];
+    Packed pk;
+    memcpy(&pk, t, sizeof pk);
+    return pk;
+  };
+  auto lift = [&](const Packed& pk, int32_t(&c)[V]) {
+    T t[V];
+    memcpy(t, &pk, sizeof pk);
+    int32_t v[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) v[i] = static_cast<int32_t>(t[i]);
     if constexpr (X) {
       lift_x_forward<V>(v, c);
     } else {
@@ -83,6 +94,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       for (int i = 0; i < V; ++i) c[i] = v[i];
     }
   };
+  auto load_row = [&](int y, int32_t(&c)[V]) { lift(fetch(y), c); };
   auto store_row = [&](int yo, const int32_t(&c)[V]) {
     if (!owner) return;
     const bool ylow = yo < ly;
@@ -114,9 +126,25 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     load_row(2 * j0 - 2, en);
 #pragma unroll
     for (int i = 0; i < V; ++i) dp[i] = wsub(o[i], half_sum(en[i], ev[i]));
+    // With kPrefetch the two rows of step j+1 are fetched before step j is
+    // lifted and stored, so each warp has two steps' loads in flight.
+    Packed ro{}, re{};
+    if constexpr (kPrefetch) {
+      ro = fetch(2 * j0 + 1);
+      re = fetch(2 * j0 + 2);
+    }
     for (int j = j0; j < j1; ++j) {
-      load_row(2 * j + 1, o);  // mirrored at the bottom: x[ny] = x[ny-2]
-      load_row(2 * j + 2, en);
+      if constexpr (kPrefetch) {
+        lift(ro, o);
+        lift(re, en);
+        if (j + 1 < j1) {
+          ro = fetch(2 * j + 3);
+          re = fetch(2 * j + 4);
+        }
+      } else {
+        load_row(2 * j + 1, o);  // mirrored at the bottom: x[ny] = x[ny-2]
+        load_row(2 * j + 2, en);
+      }
       int32_t s[V];
 #pragma unroll
       for (int i = 0; i < V; ++i) {
@@ -190,7 +218,7 @@ unsigned grid_for(int64_t units, int per_block) {
   return static_cast<unsigned>(std::max<int64_t>(blocks, 1));
 }
 
-template <typename T, int V, bool X, bool Y>
+template <typename T, int V, bool X, bool Y, bool kPrefetch = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int ppw = std::max(1, tu.pairs_per_warp);
   const int strips = (a.e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
@@ -199,17 +227,23 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int64_t warps = int64_t{strips} * chunks * a.e.nz;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.src, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  forward_rows_kernel<T, V, X, Y><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
+  forward_rows_kernel<T, V, X, Y, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
       static_cast<const T*>(a.src), a.ssy, a.ssz, a.lo, a.hi, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec);
   CUDA_CHECK(cudaGetLastError());
 }
 
 template <typename T, int V>
 void rows_xy(const Pass& a, const Tuning& tu, cudaStream_t stream) {
-  if (a.do_x && a.do_y) launch_rows<T, V, true, true>(a, tu, stream);
-  else if (a.do_x) launch_rows<T, V, true, false>(a, tu, stream);
-  else if (a.do_y) launch_rows<T, V, false, true>(a, tu, stream);
-  else VLEC_REQUIRE(false, "dwt53: a rows pass with nothing to do");
+  if (a.do_x && a.do_y) {
+    if (tu.prefetch) launch_rows<T, V, true, true, true>(a, tu, stream);
+    else launch_rows<T, V, true, true, false>(a, tu, stream);
+  } else if (a.do_x) {
+    launch_rows<T, V, true, false>(a, tu, stream);
+  } else if (a.do_y) {
+    launch_rows<T, V, false, true>(a, tu, stream);
+  } else {
+    VLEC_REQUIRE(false, "dwt53: a rows pass with nothing to do");
+  }
 }
 
 template <typename T>

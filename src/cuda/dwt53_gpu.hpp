@@ -29,6 +29,7 @@ struct Tuning {
   int pairs_per_warp = 16;  // output row pairs (y steps) one warp streams through
   bool vector_io = true;    // 8/16-byte loads and stores where alignment allows
   bool fuse_xy = true;      // false: x pass and y pass as two kernels through W (the unfused baseline)
+  bool prefetch = true;     // fused kernel: load the next y step's rows before finishing this one
 };
 
 // An int32 array with element strides (x stride 1).

@@ -39,7 +39,7 @@ __device__ __forceinline__ void load_part(const Ref& r, int x0, int limit, int y
   }
 }
 
-template <typename T, int V, bool X, bool Y, bool kCheck>
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error) {
@@ -114,10 +114,28 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     load_row(j0, true, ev);
 #pragma unroll
     for (int i = 0; i < V; ++i) ev[i] = wsub(ev[i], quarter_sum(t[i], dcur[i]));  // x[2 j0]
+    // With kPrefetch, s[j+2] and d[j+2] are loaded before step j is undone
+    // and stored, so each warp has two steps' loads in flight.
+    int32_t sp[V], dpf[V];
+    if constexpr (kPrefetch) {
+      if (j0 + 1 < ly) {
+        load_row(j0 + 1, true, sp);
+        load_d(j0 + 1, dpf);
+      }
+    }
     for (int j = j0; j < j1; ++j) {
       if (j + 1 < ly) {  // x[2j+2]
-        load_row(j + 1, true, en);
-        load_d(j + 1, dn);
+        if constexpr (kPrefetch) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) en[i] = sp[i], dn[i] = dpf[i];
+          if (j + 2 < ly && j + 1 < j1) {
+            load_row(j + 2, true, sp);
+            load_d(j + 2, dpf);
+          }
+        } else {
+          load_row(j + 1, true, en);
+          load_d(j + 1, dn);
+        }
 #pragma unroll
         for (int i = 0; i < V; ++i) en[i] = wsub(en[i], quarter_sum(dcur[i], dn[i]));
       } else {  // even ny: x[ny] = x[ny-2]
@@ -199,7 +217,7 @@ unsigned grid_for(int64_t units, int per_block) {
   return static_cast<unsigned>(std::max<int64_t>(blocks, 1));
 }
 
-template <typename T, int V, bool X, bool Y, bool kCheck>
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int ppw = std::max(1, tu.pairs_per_warp);
   const int strips = (a.e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
@@ -208,17 +226,23 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int64_t warps = int64_t{strips} * chunks * a.e.nz;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  inverse_rows_kernel<T, V, X, Y, kCheck><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
       a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec, a.d_error);
   CUDA_CHECK(cudaGetLastError());
 }
 
 template <typename T, int V, bool kCheck>
 void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
-  if (a.do_x && a.do_y) launch_rows<T, V, true, true, kCheck>(a, tu, stream);
-  else if (a.do_x) launch_rows<T, V, true, false, kCheck>(a, tu, stream);
-  else if (a.do_y) launch_rows<T, V, false, true, kCheck>(a, tu, stream);
-  else VLEC_REQUIRE(false, "dwt53: a rows pass with nothing to do");
+  if (a.do_x && a.do_y) {
+    if (tu.prefetch) launch_rows<T, V, true, true, kCheck, true>(a, tu, stream);
+    else launch_rows<T, V, true, true, kCheck, false>(a, tu, stream);
+  } else if (a.do_x) {
+    launch_rows<T, V, true, false, kCheck>(a, tu, stream);
+  } else if (a.do_y) {
+    launch_rows<T, V, false, true, kCheck>(a, tu, stream);
+  } else {
+    VLEC_REQUIRE(false, "dwt53: a rows pass with nothing to do");
+  }
 }
 
 template <typename T, bool kCheck>
