@@ -15,7 +15,7 @@
 // * z)) of the first bad sample in memory order:
 //  * forward, i32 samples: a sample outside [kDwtMinI32, kDwtMaxI32] (the CPU
 //    throws invalid_argument for the same samples); the coefficients are
-//    then unspecified;
+//    then unspecified (the check is one extra read of the i32 samples);
 //  * inverse: a reconstructed sample outside the sample type (coefficients
 //    that no forward transform of this shape and level count produced; the
 //    CPU throws invalid_argument); the samples are then unspecified. The

@@ -8,7 +8,9 @@
 //    are halo lanes) and a run of `pairs_per_warp` output row pairs;
 //  * each row is read with one 8/16-byte load per lane (coalesced: a warp
 //    reads 32 V consecutive samples), x-lifted in registers with two warp
-//    shuffles, and handed to the y lifting;
+//    shuffles, and handed to the y lifting; the two rows of the next y step
+//    are fetched (kept packed, 16 bytes a row) before the current step is
+//    lifted and stored, so two steps' loads are in flight per warp;
 //  * the y lifting streams down the rows in registers: each lane keeps the
 //    previous even row and the previous high row of its V columns, so one
 //    y step reads two new rows and writes one low and one high row, with no
