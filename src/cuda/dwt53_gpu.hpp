@@ -1,0 +1,85 @@
+// cuda/dwt53_gpu.hpp: internals of the GPU 5/3 wavelet transform
+// (vlec/device_dwt.hpp is the public API): the description of one pass that
+// the host planner (dwt53_device.cu) hands to the kernels (dwt53_forward.cu,
+// dwt53_inverse.cu), and the tuning knobs the benchmark sweeps.
+//
+// A level transforms a box e (the low band of the level before) and is one
+// or two passes:
+//  * rows pass: x lifting (warp shuffles) and/or y lifting (streamed down the
+//    rows in registers) in one kernel: the whole level for 1D and 2D;
+//  * z pass: z lifting, one thread per (x, y) column, streamed along z
+//    (3D only, after a rows pass into a full-size buffer W).
+// The output of the pass that finishes a level is routed: coefficients of
+// the new low band (x < lx, y < ly, z < lz) go to `lo`, all others to `hi`
+// (the caller's coefficients); the inverse reads the same way. Levels never
+// work in place, so no block reads what another writes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vlec/device_dwt.hpp"
+
+namespace vlec::cuda::dwt {
+
+// Tuning of the rows pass; the defaults are what the public API uses.
+struct Tuning {
+  int pairs_per_warp = 16;  // output row pairs (y steps) one warp streams through
+  bool vector_io = true;    // 8/16-byte loads and stores where alignment allows
+  bool fuse_xy = true;      // false: x pass and y pass as two kernels through W (the unfused baseline)
+  bool prefetch = true;     // fused kernel: load the next y step's rows before finishing this one
+};
+
+// An int32 array with element strides (x stride 1).
+struct Ref {
+  int32_t* p = nullptr;
+  int64_t sy = 0, sz = 0;
+};
+
+struct Box {
+  int nx = 1, ny = 1, nz = 1;
+};
+
+// One pass. Forward: src (type `type`, strides ssy/ssz) -> routed lo/hi.
+// Inverse: routed lo/hi -> dst (type `type`, strides ssy/ssz), range-checked
+// against the type when `check` (the last pass, into the caller's samples).
+// The box e is the extent the pass transforms; lx/ly/lz its low extents
+// after the level (routing only).
+struct Pass {
+  const void* src = nullptr;  // forward input
+  void* dst = nullptr;        // inverse output
+  device::DwtSample type = device::DwtSample::i32;
+  int64_t ssy = 0, ssz = 0;
+  Ref lo, hi;
+  Box e;
+  int lx = 1, ly = 1, lz = 1;
+  bool do_x = false, do_y = false;
+  bool check = false;
+  uint64_t* d_error = nullptr;
+};
+
+// Forward passes (dwt53_forward.cu).
+void forward_rows(const Pass& pass, const Tuning& tuning, cudaStream_t stream);
+void forward_z(const Pass& pass, cudaStream_t stream);
+// Samples -> int32 for 0 levels; i32 range check of the forward input.
+void forward_convert(const void* src, device::DwtSample type, int32_t* dst, uint64_t n, cudaStream_t stream);
+void forward_check_i32(const int32_t* src, uint64_t n, uint64_t* d_error, cudaStream_t stream);
+
+// Inverse passes (dwt53_inverse.cu).
+void inverse_rows(const Pass& pass, const Tuning& tuning, cudaStream_t stream);
+void inverse_z(const Pass& pass, cudaStream_t stream);
+void inverse_convert(const int32_t* src, void* dst, device::DwtSample type, uint64_t n, uint64_t* d_error,
+                     cudaStream_t stream);
+
+// The transform with explicit tuning (the public functions use Tuning{}).
+std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tuning);
+void forward(const void* d_samples, device::DwtSample type, int32_t* d_coeffs, const DwtShape& shape,
+             unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+             const Tuning& tuning);
+void inverse(const int32_t* d_coeffs, void* d_samples, device::DwtSample type, const DwtShape& shape,
+             unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+             const Tuning& tuning);
+
+}  // namespace vlec::cuda::dwt

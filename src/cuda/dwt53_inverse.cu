@@ -1,0 +1,293 @@
+// cuda/dwt53_inverse.cu: the inverse 5/3 kernels, the mirror image of
+// dwt53_forward.cu: one kernel per 2D level reads each coefficient once and
+// writes each sample once.
+//
+// Rows pass: a warp owns a strip of 30 V sample columns (lanes 0 and 31 are
+// halo lanes, dwt53_common.cuh) and a run of output row pairs. Each lane
+// loads, per coefficient row, its V/2 low and V/2 high coefficients (two
+// 16-byte loads, from the LL source or the caller's coefficients), undoes
+// the y lifting streamed in registers (keeping the current even row and
+// high row), then undoes the x lifting with two warp shuffles and stores its
+// V samples with one 8/16-byte store, range-checked against the sample type
+// with one OR per lane (as the CPU does per row). Coefficient indices past
+// a band's end are clamped (H[-1] = H[0], H[hx] = H[hx-1]), which is the
+// symmetric extension in the coefficient domain; x[nx] = x[nx-2] for even
+// nx is applied explicitly.
+//
+// The z pass (3D) is one thread per (x, y) column, streamed along z.
+#include <algorithm>
+
+#include "common/safety.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/dwt53_common.cuh"
+#include "cuda/dwt53_gpu.hpp"
+
+namespace vlec::cuda::dwt {
+namespace {
+
+// N int32 of row (yi, z) of r at columns x0 .. into c[OFF, OFF + N), the
+// columns clamped to [0, limit); vector load when all are in and `vec`.
+template <int N, int OFF, int V>
+__device__ __forceinline__ void load_part(const Ref& r, int x0, int limit, int yi, int z, int32_t (&c)[V],
+                                          bool vec) {
+  const int32_t* p = r.p + yi * r.sy + z * r.sz;
+  if (vec && x0 >= 0 && x0 + N <= limit) {
+    load_vec<int32_t, N, OFF>(p + x0, c);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) c[OFF + i] = p[clampi(x0 + i, 0, limit - 1)];
+  }
+}
+
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
+                        int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error) {
+  constexpr int P = V / 2;
+  const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
+  const int lane = threadIdx.x & 31;
+  const int strip = static_cast<int>(w % strips);
+  const int64_t rest = w / strips;
+  const int chunk = static_cast<int>(rest % chunks);
+  const int z = static_cast<int>(rest / chunks);
+  const int g = strip * kOwnerLanes * V + (lane - 1) * V;
+  const bool owner = lane >= 1 && lane <= kOwnerLanes;
+  const int hx = e.nx / 2;
+
+  // Coefficient row yi (ylow: a row of the y low band, whose x low part is
+  // the LL band, read from lo).
+  auto load_row = [&](int yi, bool ylow, int32_t(&c)[V]) {
+    if constexpr (X) {
+      const int p0 = g / 2;
+      load_part<P, 0>(ylow ? lo : hi, p0, lx, yi, z, c, vec);
+      Ref h = hi;
+      h.p += lx;
+      load_part<P, P>(h, p0, hx, yi, z, c, vec);
+    } else if (!ylow || g >= lx) {
+      load_part<V, 0>(hi, g, e.nx, yi, z, c, vec);
+    } else if (g + V <= lx) {
+      load_part<V, 0>(lo, g, lx, yi, z, c, vec);
+    } else {  // the group straddles the low band's edge
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int x = clampi(g + i, 0, e.nx - 1);
+        const Ref& r = x < lx ? lo : hi;
+        c[i] = r.p[x + yi * r.sy + z * r.sz];
+      }
+    }
+  };
+  auto emit = [&](int y, const int32_t(&c)[V]) {
+    int32_t x[V];
+    if constexpr (X) {
+      lift_x_inverse<V>(c, x, g / 2, lx);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) x[i] = c[i];
+    }
+    if (!owner) return;
+    const int64_t off = y * dsy + z * dsz;
+    if constexpr (kCheck) {
+      uint32_t acc = 0;
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        if (g + i < e.nx) acc |= out_of_range<T>(x[i]) ? 1u << i : 0u;
+      if (acc) report(d_error, static_cast<uint64_t>(off + g + __ffs(acc) - 1));
+    }
+    T* row = dst + off;
+    if (vec && g + V <= e.nx) {
+      store_vec<T, V, 0>(row + g, x);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        if (g + i < e.nx) row[g + i] = static_cast<T>(x[i]);
+    }
+  };
+
+  if constexpr (Y) {
+    const int nh = e.ny / 2;
+    const int j0 = chunk * pairs_per_warp, j1 = min(ly, j0 + pairs_per_warp);
+    auto load_d = [&](int j, int32_t(&c)[V]) { load_row(ly + clampi(j, 0, nh - 1), false, c); };  // d[-1] = d[0], d[nh] = d[nh-1]
+    int32_t ev[V], en[V], dcur[V], dn[V], t[V];
+    load_d(j0, dcur);
+    load_d(j0 - 1, t);
+    load_row(j0, true, ev);
+#pragma unroll
+    for (int i = 0; i < V; ++i) ev[i] = wsub(ev[i], quarter_sum(t[i], dcur[i]));  // x[2 j0]
+    // With kPrefetch, s[j+2] and d[j+2] are loaded before step j is undone
+    // and stored, so each warp has two steps' loads in flight.
+    int32_t sp[V], dpf[V];
+    if constexpr (kPrefetch) {
+      if (j0 + 1 < ly) {
+        load_row(j0 + 1, true, sp);
+        load_d(j0 + 1, dpf);
+      }
+    }
+    for (int j = j0; j < j1; ++j) {
+      if (j + 1 < ly) {  // x[2j+2]
+        if constexpr (kPrefetch) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) en[i] = sp[i], dn[i] = dpf[i];
+          if (j + 2 < ly && j + 1 < j1) {
+            load_row(j + 2, true, sp);
+            load_d(j + 2, dpf);
+          }
+        } else {
+          load_row(j + 1, true, en);
+          load_d(j + 1, dn);
+        }
+#pragma unroll
+        for (int i = 0; i < V; ++i) en[i] = wsub(en[i], quarter_sum(dcur[i], dn[i]));
+      } else {  // even ny: x[ny] = x[ny-2]
+#pragma unroll
+        for (int i = 0; i < V; ++i) en[i] = ev[i], dn[i] = dcur[i];
+      }
+      emit(2 * j, ev);
+      if (j < nh) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) t[i] = wadd(dcur[i], half_sum(ev[i], en[i]));
+        emit(2 * j + 1, t);
+      }
+#pragma unroll
+      for (int i = 0; i < V; ++i) ev[i] = en[i], dcur[i] = dn[i];
+    }
+  } else {
+    const int y0 = chunk * pairs_per_warp, y1 = min(e.ny, y0 + pairs_per_warp);
+    for (int y = y0; y < y1; ++y) {
+      int32_t c[V];
+      load_row(y, y < ly, c);
+      emit(y, c);
+    }
+  }
+}
+
+template <typename T, bool kCheck>
+__global__ void inverse_z_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
+                                 int lz, int pairs_per_thread, int chunks, int64_t threads, uint64_t* d_error) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const int x = static_cast<int>(t % e.nx);
+  const int64_t rest = t / e.nx;
+  const int y = static_cast<int>(rest % e.ny);
+  const int chunk = static_cast<int>(rest / e.ny);
+  const bool xylow = x < lx && y < ly;
+  const int nh = e.nz / 2;
+  auto S = [&](int j) {
+    const Ref& r = xylow ? lo : hi;
+    return r.p[x + y * r.sy + j * r.sz];
+  };
+  auto D = [&](int j) { return hi.p[x + y * hi.sy + (lz + clampi(j, 0, nh - 1)) * hi.sz]; };
+  auto put = [&](int zo, int32_t v) {
+    const int64_t off = x + y * dsy + zo * dsz;
+    if (kCheck && out_of_range<T>(v)) report(d_error, static_cast<uint64_t>(off));
+    dst[off] = static_cast<T>(v);
+  };
+  const int j0 = chunk * pairs_per_thread, j1 = min(lz, j0 + pairs_per_thread);
+  int32_t dcur = D(j0);
+  int32_t ev = wsub(S(j0), quarter_sum(D(j0 - 1), dcur));
+  for (int j = j0; j < j1; ++j) {
+    int32_t en = ev, dn = dcur;
+    if (j + 1 < lz) {
+      dn = D(j + 1);
+      en = wsub(S(j + 1), quarter_sum(dcur, dn));
+    }
+    put(2 * j, ev);
+    if (j < nh) put(2 * j + 1, wadd(dcur, half_sum(ev, en)));
+    ev = en;
+    dcur = dn;
+  }
+}
+
+template <typename T>
+__global__ void convert_kernel(const int32_t* __restrict__ src, T* __restrict__ dst, uint64_t n, uint64_t* d_error) {
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const int32_t v = src[i];
+    if (out_of_range<T>(v)) report(d_error, i);
+    dst[i] = static_cast<T>(v);
+  }
+}
+
+bool aligned(const void* p, std::size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
+bool ref_vec_ok(const Ref& r) { return aligned(r.p, 16) && r.sy % 4 == 0 && r.sz % 4 == 0; }
+
+unsigned grid_for(int64_t units, int per_block) {
+  const int64_t blocks = (units + per_block - 1) / per_block;
+  VLEC_REQUIRE(blocks < (int64_t{1} << 31), "dwt53: shape too large for one launch (", units, " work items)");
+  return static_cast<unsigned>(std::max<int64_t>(blocks, 1));
+}
+
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false>
+void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
+  const int ppw = std::max(1, tu.pairs_per_warp);
+  const int strips = (a.e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
+  const int rows = Y ? a.ly : a.e.ny;
+  const int chunks = (rows + ppw - 1) / ppw;
+  const int64_t warps = int64_t{strips} * chunks * a.e.nz;
+  const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
+                   a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
+      a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec, a.d_error);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T, int V, bool kCheck>
+void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
+  if (a.do_x && a.do_y) {
+    if (tu.prefetch) launch_rows<T, V, true, true, kCheck, true>(a, tu, stream);
+    else launch_rows<T, V, true, true, kCheck, false>(a, tu, stream);
+  } else if (a.do_x) {
+    launch_rows<T, V, true, false, kCheck>(a, tu, stream);
+  } else if (a.do_y) {
+    launch_rows<T, V, false, true, kCheck>(a, tu, stream);
+  } else {
+    VLEC_REQUIRE(false, "dwt53: a rows pass with nothing to do");
+  }
+}
+
+template <typename T, bool kCheck>
+void launch_z(const Pass& a, cudaStream_t stream) {
+  constexpr int kPairs = 64;
+  const int chunks = (a.lz + kPairs - 1) / kPairs;
+  const int64_t threads = int64_t{a.e.nx} * a.e.ny * chunks;
+  inverse_z_kernel<T, kCheck><<<grid_for(threads, 256), 256, 0, stream>>>(
+      a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, a.lz, kPairs, chunks, threads, a.d_error);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+// Unchecked passes write int32 work buffers (a.type is i32 there).
+void inverse_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
+  if (!a.check) return rows_yx<int32_t, 4, false>(a, tu, stream);
+  switch (a.type) {
+    case device::DwtSample::u8: return rows_yx<uint8_t, 8, true>(a, tu, stream);
+    case device::DwtSample::u16: return rows_yx<uint16_t, 8, true>(a, tu, stream);
+    case device::DwtSample::i16: return rows_yx<int16_t, 8, true>(a, tu, stream);
+    case device::DwtSample::i32: return rows_yx<int32_t, 4, true>(a, tu, stream);
+  }
+}
+
+void inverse_z(const Pass& a, cudaStream_t stream) {
+  if (!a.check) return launch_z<int32_t, false>(a, stream);
+  switch (a.type) {
+    case device::DwtSample::u8: return launch_z<uint8_t, true>(a, stream);
+    case device::DwtSample::u16: return launch_z<uint16_t, true>(a, stream);
+    case device::DwtSample::i16: return launch_z<int16_t, true>(a, stream);
+    case device::DwtSample::i32: return launch_z<int32_t, true>(a, stream);
+  }
+}
+
+void inverse_convert(const int32_t* src, void* dst, device::DwtSample type, uint64_t n, uint64_t* d_error,
+                     cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 65536));
+  switch (type) {
+    case device::DwtSample::u8: convert_kernel<<<grid, 256, 0, stream>>>(src, static_cast<uint8_t*>(dst), n, d_error); break;
+    case device::DwtSample::u16: convert_kernel<<<grid, 256, 0, stream>>>(src, static_cast<uint16_t*>(dst), n, d_error); break;
+    case device::DwtSample::i16: convert_kernel<<<grid, 256, 0, stream>>>(src, static_cast<int16_t*>(dst), n, d_error); break;
+    case device::DwtSample::i32: convert_kernel<<<grid, 256, 0, stream>>>(src, static_cast<int32_t*>(dst), n, d_error); break;
+  }
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::cuda::dwt
