@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/chunk_copy.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_device.hpp"
 #include "cuda/rle_frame.hpp"
@@ -117,10 +118,7 @@ __global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chun
     const uint64_t n = min(chunk_bytes, bytes - c * chunk_bytes);
     const uint8_t* src = in + c * chunk_bytes;
     uint8_t* dst = frame + st->payload_offset + c * chunk_bytes;
-    const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
-    uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
-    for (uint64_t i = lane; i < n / 4; i += 32) d4[i] = __ldg(s4 + i);
-    for (uint64_t i = n / 4 * 4 + lane; i < (n + 3) / 4 * 4; i += 32) dst[i] = i < n ? src[i] : 0;
+    warp_copy_chunk_padded(src, dst, n, lane);
     const uint64_t hash = warp_hash(src, n, lane);
     if (lane == 0) {
       uint32_t* e = reinterpret_cast<uint32_t*>(frame + st->index_offset + 16 * c);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/chunk_copy.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/rle_common.cuh"
 #include "cuda/xxh3_warp.cuh"
@@ -55,13 +56,7 @@ __global__ void rle_entries_kernel(const uint8_t* __restrict__ in, uint64_t elem
     const uint8_t* src = in + c * C * w;
     const uint32_t coded = stored[c];
     const bool keep = coded < raw;
-    if (!keep) {  // the destination is 4-byte aligned, the source 16-byte aligned
-      uint8_t* dst = payload + offsets[c];
-      const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
-      uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
-      for (uint64_t i = lane; i < raw / 4; i += 32) d4[i] = __ldg(s4 + i);
-      for (uint64_t i = raw / 4 * 4 + lane; i < align4(raw); i += 32) dst[i] = i < raw ? src[i] : 0;
-    }
+    if (!keep) warp_copy_chunk_padded(src, payload + offsets[c], raw, lane);
     const uint64_t hash = warp_hash(src, raw, lane);
     if (lane == 0) {
       uint32_t* e = reinterpret_cast<uint32_t*>(index + 16 * c);
