@@ -37,12 +37,12 @@ enum class RleStrategy {
 };
 
 struct CompressOptions {
-  Codec codec = Codec::huffman;   // huffman, rle or raw
-  DType dtype = DType::u8;        // u8, u16 or u32 (rle and raw also take u64)
+  Codec codec = Codec::huffman;   // huffman, rle, rle_huffman or raw
+  DType dtype = DType::u8;        // u8, u16 or u32 (rle, rle_huffman and raw also take u64)
   uint32_t chunk_elements = 65536;
   unsigned max_code_length = 0;   // 0 = chosen from the data, as on the CPU
   Encoder encoder = Encoder::lanes;
-  RleStrategy rle_strategy = RleStrategy::automatic;  // parle takes fewer than 2^32 elements
+  RleStrategy rle_strategy = RleStrategy::automatic;  // rle, rle_huffman; parle takes fewer than 2^32 elements
 };
 
 // Device bytes the frame buffer must have while the frame is written (a bit

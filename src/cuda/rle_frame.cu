@@ -48,7 +48,9 @@ EncodeTemp carve_encode(void* base, uint64_t elements, unsigned w, uint32_t C, R
 // its index entry written: (stored_bytes, runs, XXH3) or (raw size, 0, XXH3).
 __global__ void rle_entries_kernel(const uint8_t* __restrict__ in, uint64_t elements, unsigned w, uint32_t C,
                                    uint64_t chunks, const uint32_t* runs, const uint32_t* stored,
-                                   const uint64_t* offsets, uint8_t* index, uint8_t* payload) {
+                                   const uint64_t* offsets, uint8_t* frame, const uint64_t* layout) {
+  uint8_t* index = frame + layout[0];
+  uint8_t* payload = frame + layout[1];
   const unsigned lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
   for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
@@ -156,15 +158,19 @@ const uint64_t* encode_rle_chunks(const RleFrameEncodeArgs& a, void* temp, std::
   e.payload = a.frame + a.payload_offset;
   e.skip_raw_chunks = true;
   rle_encode(e, t.rle_temp, t.rle_temp_bytes, stream, a.strategy);
+  write_chunk_entries(a, t.runs, t.stored, t.payload_offsets, stream);
+  return t.payload_offsets + rle_chunk_count(a.elements, a.chunk_elements);
+}
+
+void write_chunk_entries(const RleFrameEncodeArgs& a, const uint32_t* runs, const uint32_t* stored,
+                         const uint64_t* offsets, cudaStream_t stream) {
+  VLEC_REQUIRE(a.layout, "the chunk entries need the frame layout on the device");
   const uint64_t chunks = rle_chunk_count(a.elements, a.chunk_elements);
-  if (chunks > 0) {
-    rle_entries_kernel<<<warp_grid(chunks), 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements, a.width,
-                                                              a.chunk_elements, chunks, t.runs, t.stored,
-                                                              t.payload_offsets, a.frame + a.index_offset,
-                                                              a.frame + a.payload_offset);
-    CUDA_CHECK(cudaGetLastError());
-  }
-  return t.payload_offsets + chunks;
+  if (chunks == 0) return;
+  rle_entries_kernel<<<warp_grid(chunks), 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements, a.width,
+                                                            a.chunk_elements, chunks, runs, stored, offsets, a.frame,
+                                                            a.layout);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 std::size_t rle_frame_decode_temp_bytes(uint64_t chunks) { return carve_decode(nullptr, chunks).total; }
