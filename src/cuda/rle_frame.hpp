@@ -70,8 +70,36 @@ RleHuffmanBooks rle_huffman_prepare(const RleFrameEncodeArgs& args, unsigned len
 const uint64_t* encode_rle_huffman_chunks(const RleFrameEncodeArgs& args, void* temp, std::size_t temp_bytes,
                                           cudaStream_t stream);
 
-// Device temporaries of the decoder, and its two steps.
-std::size_t rle_frame_decode_temp_bytes(uint64_t chunks);
+// rle+huffman decoding, first step (rle_huffman_decode.cu): one warp per
+// chunk and part decodes the Huffman words (§5, with the reader's checks)
+// into a staging buffer laid out as rle payloads (values, zero padding,
+// lengths at staged_offsets[c]); raw chunks are copied there. rle_decode then
+// expands the staged runs. Status per chunk: kRleOk or a kRleHuffman* code.
+constexpr unsigned kRleHuffmanCanonSlots = 25;  // code lengths 0..24
+struct RleHuffmanTables {
+  uint32_t* canon[2] = {nullptr, nullptr};   // first[25], count[25], offset[25] per codebook
+  uint32_t* sorted[2] = {nullptr, nullptr};  // symbols in canonical order
+  unsigned max_length[2] = {0, 0};
+};
+struct RleHuffmanPartsArgs {
+  const uint8_t* payload;
+  uint64_t payload_bytes;
+  const uint64_t* offsets;
+  const uint32_t* stored;
+  const uint32_t* runs;
+  uint8_t* staged;
+  const uint64_t* staged_offsets;
+  uint64_t chunks, elements;
+  uint32_t chunk_elements;
+  unsigned width;
+  RleHuffmanTables tables;
+  uint32_t* status;
+};
+void upload_rle_huffman_tables(const format::ParsedFrame& frame, RleHuffmanTables& tables, cudaStream_t stream);
+void decode_rle_huffman_parts(const RleHuffmanPartsArgs& args, cudaStream_t stream);
+
+// Device temporaries of the decoder (rle and rle+huffman frames), and its two steps.
+std::size_t rle_frame_decode_temp_bytes(const format::ParsedFrame& frame);
 void decode_rle_frame(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
                       std::size_t temp_bytes, cudaStream_t stream);
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
