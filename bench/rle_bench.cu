@@ -15,7 +15,8 @@
 // XXH3 per chunk, header and header checksum; the frame compared with the CPU
 // backend's compress_frame), "frame dec" is device::decompress (header read to
 // the host and checked, chunks decoded, padding and checksums verified, one
-// synchronisation), both as GB/s of uncompressed data.
+// synchronisation), both as GB/s of uncompressed data; "rle+huf enc/dec" the
+// same for rle+huffman frames (default RLE strategy).
 #include <cuda_runtime.h>
 
 #include <cub/device/device_run_length_encode.cuh>
@@ -212,10 +213,16 @@ int main(int argc, char** argv) {
       fp.dtype = sample.dtype;
       fp.chunk_elements = C;
       const std::vector<uint8_t> cpu_frame = vlec::cpu::compress_frame(sample.bytes.data(), n, fp);
-      const vlec::device::RleStrategy fs[] = {vlec::device::RleStrategy::parle, vlec::device::RleStrategy::chunked};
+      fp.codec = vlec::Codec::rle_huffman;
+      const std::vector<uint8_t> cpu_rh = vlec::cpu::compress_frame(sample.bytes.data(), n, fp);
+      const vlec::device::RleStrategy fs[] = {vlec::device::RleStrategy::parle, vlec::device::RleStrategy::chunked,
+                                              vlec::device::RleStrategy::automatic};
       for (vlec::device::RleStrategy f : fs) {
+        // parle and chunked for rle; the default strategy for rle+huffman.
+        const bool rh = f == vlec::device::RleStrategy::automatic;
+        const std::vector<uint8_t>& expect = rh ? cpu_rh : cpu_frame;
         vlec::device::CompressOptions o;
-        o.codec = vlec::Codec::rle;
+        o.codec = rh ? vlec::Codec::rle_huffman : vlec::Codec::rle;
         o.dtype = sample.dtype;
         o.chunk_elements = C;
         o.rle_strategy = f;
@@ -229,12 +236,14 @@ int main(int argc, char** argv) {
         });
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<uint64_t> r = download(result.get(), 2);
-        const bool enc_ok = r[1] == ~0ull && r[0] == cpu_frame.size() && download(frame.get(), r[0]) == cpu_frame;
+        const bool enc_ok = r[1] == ~0ull && r[0] == expect.size() && download(frame.get(), r[0]) == expect;
         all_ok = all_ok && enc_ok;
-        const std::string name = std::string("frame enc ") + (f == vlec::device::RleStrategy::parle ? "parle" : "chunked");
+        const std::string name = rh ? "rle+huf enc" : std::string("frame enc ") + (f == vlec::device::RleStrategy::parle ? "parle" : "chunked");
         report(name.c_str(), C, enc_ms, in_bytes, enc_ok ? "verified (= CPU frame)" : "MISMATCH");
       }
-      {
+      for (const std::vector<uint8_t>* fr : {&cpu_frame, &cpu_rh}) {
+        const std::vector<uint8_t>& cpu_frame = *fr;
+        const bool rh = fr == &cpu_rh;
         vc::DeviceBuffer<uint8_t> d_frame(cpu_frame.size());
         CUDA_CHECK(cudaMemcpy(d_frame.get(), cpu_frame.data(), cpu_frame.size(), cudaMemcpyHostToDevice));
         vc::DeviceBuffer<uint8_t> dtemp(
@@ -247,8 +256,9 @@ int main(int argc, char** argv) {
         });
         const bool dec_ok = got == in_bytes && download(dst.get(), in_bytes) == sample.bytes;
         all_ok = all_ok && dec_ok;
-        std::printf("  frame: %.1f MB (ratio %.3f)\n", cpu_frame.size() / 1e6, double(in_bytes) / cpu_frame.size());
-        report("frame dec", C, dec_ms, in_bytes, dec_ok ? "verified" : "MISMATCH");
+        std::printf("  %s frame: %.1f MB (ratio %.3f)\n", rh ? "rle+huffman" : "rle", cpu_frame.size() / 1e6,
+                    double(in_bytes) / cpu_frame.size());
+        report(rh ? "rle+huf dec" : "frame dec", C, dec_ms, in_bytes, dec_ok ? "verified" : "MISMATCH");
       }
     }
   }

@@ -1,10 +1,12 @@
-// tests/test_gpu_rle_frames.cpp: whole `rle` frames on the GPU
-// (vlec::device::compress / decompress with codec rle, cuda/rle_frame.hpp)
+// tests/test_gpu_rle_frames.cpp: whole `rle` and `rle+huffman` frames on the
+// GPU (vlec::device::compress / decompress, cuda/rle_frame.hpp,
+// cuda/rle_huffman_frame.cu, cuda/rle_huffman_decode.cu)
 // against the CPU backend. Over every width, both RLE strategies, chunk sizes
 // from 128 to 2^20 and odd input sizes, on data shaped like real data (byte
 // runs, the sparse volume, quantization codes, skewed bytes, noise whose
 // chunks are stored raw), empty input, one element, one repeated value (runs
-// longer than 65,536) and alternating values: the GPU frame must equal the
+// longer than 65,536), alternating values, and for rle+huffman fixed code
+// length limits: the GPU frame must equal the
 // CPU's compress() byte for byte (the frame buffer is poisoned first, so every
 // byte must be written), the GPU must decode its own and the CPU's streams,
 // and the CPU the GPU's. Corrupted and truncated streams must be rejected by
@@ -40,20 +42,23 @@ using cuda::DeviceBuffer;
 const DecompressOptions kGpu{0, Backend::cuda};
 const DecompressOptions kCpu{0, Backend::cpu};
 
-std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk) {
+std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, Codec codec = Codec::rle,
+                               unsigned limit = 0) {
   cpu::FrameParams p;
-  p.codec = Codec::rle;
+  p.codec = codec;
   p.dtype = t;
   p.chunk_elements = chunk;
+  p.max_code_length = limit;
   return cpu::compress_frame(data.data(), data.size() / dtype_bytes(t), p);
 }
 
 // One rle frame written by device::compress; the frame buffer is poisoned.
 std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,
-                               device::RleStrategy strategy) {
+                               device::RleStrategy strategy, Codec codec = Codec::rle, unsigned limit = 0) {
   const uint64_t n = data.size() / dtype_bytes(t);
   device::CompressOptions o;
-  o.codec = Codec::rle;
+  o.codec = codec;
+  o.max_code_length = limit;
   o.dtype = t;
   o.chunk_elements = chunk;
   o.rle_strategy = strategy;
@@ -96,11 +101,13 @@ std::size_t first_difference(const std::vector<uint8_t>& a, const std::vector<ui
 
 // The full check for one input: bytes equal the CPU's for both strategies,
 // and every cross decode gives the input back.
-void check_roundtrip(const std::vector<uint8_t>& data, DType t, uint32_t chunk) {
-  const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk);
+void check_roundtrip(const std::vector<uint8_t>& data, DType t, uint32_t chunk, Codec codec = Codec::rle,
+                     unsigned limit = 0) {
+  SCOPED_TRACE(std::string(to_string(codec)) + " limit " + std::to_string(limit));
+  const std::vector<uint8_t> cpu = cpu_frame(data, t, chunk, codec, limit);
   for (device::RleStrategy s : {device::RleStrategy::parle, device::RleStrategy::chunked}) {
     SCOPED_TRACE(s == device::RleStrategy::parle ? "parle" : "chunked");
-    const std::vector<uint8_t> gpu = gpu_frame(data, t, chunk, s);
+    const std::vector<uint8_t> gpu = gpu_frame(data, t, chunk, s, codec, limit);
     ASSERT_EQ(gpu.size(), cpu.size());
     ASSERT_TRUE(gpu == cpu) << "first difference at byte " << first_difference(gpu, cpu);
   }
@@ -123,6 +130,7 @@ TEST(GpuRleFrames, MatchCpuOverTheMatrix) {
         SCOPED_TRACE(std::string(gen) + " " + std::string(to_string(t)) + " n " + std::to_string(n) + " chunk " +
                      std::to_string(chunk) + " seed " + std::to_string(seed));
         check_roundtrip(data, t, chunk);
+        check_roundtrip(data, t, chunk, Codec::rle_huffman);
       }
     }
   }
@@ -137,19 +145,20 @@ TEST(GpuRleFrames, EdgeCases) {
     const unsigned w = static_cast<unsigned>(dtype_bytes(t));
     SCOPED_TRACE(std::string(to_string(t)));
     // Empty input, one element.
-    check_roundtrip({}, t, 4096);
+    for (Codec codec : {Codec::rle, Codec::rle_huffman}) {
+    check_roundtrip({}, t, 4096, codec);
     std::vector<uint8_t> one(w);
     for (auto& b : one) b = static_cast<uint8_t>(rng() | 1);
-    check_roundtrip(one, t, 128);
+    check_roundtrip(one, t, 128, codec);
     // One value everywhere: runs of 65,536 and a remainder in chunks up to 2^20,
     // including chunks made of one run of exactly 65,536.
     std::vector<uint8_t> same(w * ((std::size_t{1} << 20) + 3 * 65536 + 5));
     for (std::size_t i = 0; i < same.size(); ++i) same[i] = static_cast<uint8_t>(0xC3 ^ (i % w));
-    for (uint32_t chunk : {65536u, 131072u, 1u << 20, 1u << 24}) check_roundtrip(same, t, chunk);
+    for (uint32_t chunk : {65536u, 131072u, 1u << 20, 1u << 24}) check_roundtrip(same, t, chunk, codec);
     // Alternating values: no runs, every chunk stored raw.
     std::vector<uint8_t> alt(w * 70001);
     for (std::size_t i = 0; i < alt.size(); ++i) alt[i] = static_cast<uint8_t>((i / w) % 2 ? 0x5A : 0xA5);
-    check_roundtrip(alt, t, 4096);
+    check_roundtrip(alt, t, 4096, codec);
     // Coded and raw chunks interleaved; the largest values; runs that end on
     // chunk boundaries and cross them; long runs between noise.
     std::vector<uint8_t> mix(w * 500000);
@@ -163,7 +172,10 @@ TEST(GpuRleFrames, EdgeCases) {
         std::memcpy(mix.data() + i * w, &v, w);
       }
     }
-    for (uint32_t chunk : {128u, 4096u, 65536u, 1u << 20}) check_roundtrip(mix, t, chunk);
+    for (uint32_t chunk : {128u, 4096u, 65536u, 1u << 20}) check_roundtrip(mix, t, chunk, codec);
+    for (unsigned limit : {11u, 16u, 24u})  // 11 bits cannot code the u16 halves of the noise
+      if (limit != 11 || w == 1) check_roundtrip(mix, t, 65536, Codec::rle_huffman, limit);
+    }
   }
 }
 
@@ -200,6 +212,28 @@ TEST(GpuRleFrames, SeveralFramesAndHostApi) {
 
 constexpr ErrorCode kNoError = static_cast<ErrorCode>(0);
 
+// rle+huffman through the host API with --backend cuda: the CPU's bytes,
+// decoded on the GPU.
+TEST(GpuRleFrames, RleHuffmanHostApi) {
+  REQUIRE_GPU();
+  for (DType t : {DType::u8, DType::u16, DType::u32, DType::u64}) {
+    const uint64_t seed = test::base_seed() + 31;
+    SCOPED_TRACE(std::string(to_string(t)) + " seed " + std::to_string(seed));
+    const std::vector<uint8_t> data = test::sample("volume", 100003, t, seed);
+    CompressOptions h;
+    h.codec = CodecChoice::rle_huffman;
+    h.dtype = t;
+    h.chunk_elements = 4096;
+    h.backend = Backend::cpu;
+    const std::vector<uint8_t> cpu = compress(data.data(), data.size(), h);
+    h.backend = Backend::cuda;
+    const std::vector<uint8_t> gpu = compress(data.data(), data.size(), h);
+    ASSERT_TRUE(gpu == cpu);
+    ASSERT_EQ(decompress(gpu.data(), gpu.size(), kGpu), data);
+    ASSERT_EQ(gpu_decode(gpu), data);
+  }
+}
+
 ErrorCode error_of(const std::vector<uint8_t>& s, const DecompressOptions& o) {
   try {
     decompress(s.data(), s.size(), o);
@@ -211,9 +245,15 @@ ErrorCode error_of(const std::vector<uint8_t>& s, const DecompressOptions& o) {
 
 // Rewrite an index entry of the first frame and its header checksum, so that
 // the header passes and the chunk decoder itself must notice.
+uint32_t codebooks_bytes(const std::vector<uint8_t>& s) {
+  uint32_t cb = 0;
+  std::memcpy(&cb, s.data() + 20, 4);
+  return cb;
+}
+
 std::vector<uint8_t> with_entry(std::vector<uint8_t> s, uint64_t header_bytes, uint64_t c, uint32_t stored,
                                 uint32_t aux) {
-  uint8_t* e = s.data() + 48 + 16 * c;
+  uint8_t* e = s.data() + 48 + codebooks_bytes(s) + 16 * c;
   std::memcpy(e, &stored, 4);
   std::memcpy(e + 4, &aux, 4);
   const uint64_t h = checksum64(s.data(), header_bytes - 8);
@@ -226,17 +266,21 @@ TEST(GpuRleFrames, CorruptionIsReported) {
   const uint64_t seed = test::base_seed() + 99;
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (DType t : {DType::u8, DType::u16, DType::u64}) {
-    SCOPED_TRACE(std::string(to_string(t)));
+  for (auto [codec, t] : {std::pair{Codec::rle, DType::u8}, std::pair{Codec::rle, DType::u16},
+                          std::pair{Codec::rle, DType::u64}, std::pair{Codec::rle_huffman, DType::u8},
+                          std::pair{Codec::rle_huffman, DType::u16}, std::pair{Codec::rle_huffman, DType::u64}}) {
+    SCOPED_TRACE(std::string(to_string(codec)) + " " + std::string(to_string(t)));
     // Runs with some noise chunks (stored raw) and an odd-sized last chunk.
     std::vector<uint8_t> data = test::sample("runs", 40001, t, seed);
     const unsigned w = static_cast<unsigned>(dtype_bytes(t));
     for (std::size_t i = 8192 * w; i < 12288 * w; ++i) data[i] = static_cast<uint8_t>(rng());
-    const std::vector<uint8_t> s = gpu_frame(data, t, 4096, device::RleStrategy::automatic);
-    ASSERT_EQ(s, cpu_frame(data, t, 4096));
+    const std::vector<uint8_t> s = gpu_frame(data, t, 4096, device::RleStrategy::automatic, codec);
+    ASSERT_EQ(s, cpu_frame(data, t, 4096, codec));
     const StreamInfo info = inspect(s.data(), s.size());
-    ASSERT_EQ(info.frames[0].codec, Codec::rle);
-    ASSERT_GT(info.frames[0].raw_chunks, 0u);
+    ASSERT_EQ(info.frames[0].codec, codec);
+    // rle+huffman codes u16 noise below its raw size (its halves' codes are
+    // shorter than 16 bits in this frame's codebook), so only the others have raw chunks.
+    if (codec == Codec::rle || t == DType::u8) ASSERT_GT(info.frames[0].raw_chunks, 0u);
     ASSERT_LT(info.frames[0].raw_chunks, info.frames[0].chunks);
     const uint64_t header = info.frames[0].header_bytes;
     ASSERT_EQ(gpu_decode(s), data);
@@ -251,7 +295,7 @@ TEST(GpuRleFrames, CorruptionIsReported) {
     // Index entries that pass the header checksum but not the chunk decoder:
     // wrong run counts for coded chunks, a run count on a raw chunk.
     std::vector<uint8_t> idx(16 * info.frames[0].chunks);
-    std::memcpy(idx.data(), s.data() + 48, idx.size());
+    std::memcpy(idx.data(), s.data() + 48 + codebooks_bytes(s), idx.size());
     for (uint64_t c = 0; c < info.frames[0].chunks; ++c) {
       uint32_t stored, aux;
       std::memcpy(&stored, idx.data() + 16 * c, 4);

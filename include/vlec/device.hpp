@@ -37,12 +37,12 @@ enum class RleStrategy {
 };
 
 struct CompressOptions {
-  Codec codec = Codec::huffman;   // huffman, rle or raw
-  DType dtype = DType::u8;        // u8, u16 or u32 (rle and raw also take u64)
+  Codec codec = Codec::huffman;   // huffman, rle, rle_huffman or raw
+  DType dtype = DType::u8;        // u8, u16 or u32 (rle, rle_huffman and raw also take u64)
   uint32_t chunk_elements = 65536;
   unsigned max_code_length = 0;   // 0 = chosen from the data, as on the CPU
   Encoder encoder = Encoder::lanes;
-  RleStrategy rle_strategy = RleStrategy::automatic;  // parle takes fewer than 2^32 elements
+  RleStrategy rle_strategy = RleStrategy::automatic;  // rle, rle_huffman; parle takes fewer than 2^32 elements
 };
 
 // Device bytes the frame buffer must have while the frame is written (a bit
@@ -54,8 +54,9 @@ std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& option
 // one frame at d_frame (8-byte aligned, compress_capacity() bytes). Writes the
 // frame's size to *d_frame_bytes and, to *d_error, ~0 if all went well or the
 // index of the first element whose value is outside the Huffman alphabet (a
-// u32 value >= 65,536: the frame is then not valid; rle and raw frames always
-// report ~0). Enqueued on `stream`.
+// u32 value >= 65,536: the frame is then not valid; rle, rle+huffman and raw
+// frames never have one), or ~1 if a fixed max_code_length cannot code the
+// data's symbols (the frame is then written raw). Enqueued on `stream`.
 void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
               const CompressOptions& options = {});
@@ -63,8 +64,8 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
 // Decompression of a stream that is in device memory. The frame headers are
 // read to the host (a few small synchronous copies) and checked there; every
 // chunk is decoded and verified (sizes, padding, codes, XXH3 checksum) on the
-// GPU. Huffman, rle and raw frames decode on the GPU; rle+huffman frames
-// throw ErrorCode::unavailable.
+// GPU. Every codec decodes on the GPU except huffman frames of u64 elements
+// (which no writer produces); those throw ErrorCode::unavailable.
 uint64_t decompressed_size(const void* d_stream, std::size_t stream_bytes);
 std::size_t decompress_temp_bytes(const void* d_stream, std::size_t stream_bytes);
 // Decode every frame into d_out (16-byte aligned, `capacity` bytes); returns

@@ -29,7 +29,7 @@ bool available() {
 bool can_decode(const format::ParsedFrame& f) { return frame_decodable(f.header); }
 
 bool can_encode(Codec codec, DType dtype) {
-  return codec == Codec::raw || codec == Codec::rle || (codec == Codec::huffman && dtype != DType::u64);
+  return codec == Codec::raw || codec == Codec::rle || codec == Codec::rle_huffman || (codec == Codec::huffman && dtype != DType::u64);
 }
 
 std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, Codec codec, DType dtype,

@@ -17,9 +17,11 @@ constexpr std::size_t kAlign = 256;
 
 // ~0: all well; ~1: the fixed length limit cannot hold the data's alphabet
 // (the frame is then written raw); else the first element outside the alphabet.
-__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, uint64_t* error) {
-  *error = *bad != ~0ull ? *bad : (info && info[0] == 0) ? ~1ull : ~0ull;
+__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
+  *error = *bad != ~0ull ? *bad : (info && info[0] == 0) || (info2 && info2[0] == 0) ? ~1ull : ~0ull;
 }
+
+Codec frame_codec(Codec c) { return c == Codec::raw ? Codec::huffman : c; }
 
 struct Layout {
   std::size_t hist, bad, hist_temp, book_temp, lengths, entries, serialized, info, frame_temp, total;
@@ -49,7 +51,7 @@ Layout layout(uint64_t elements, const CompressOptions& o) {
   };
   l.hist_temp_bytes = o.codec == Codec::huffman ? cuda::histogram_temp_bytes(elements, o.dtype) : 0;
   l.book_temp_bytes = o.codec == Codec::huffman ? cuda::codebook_temp_bytes(cap) : 0;
-  l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements, o.codec == Codec::rle ? Codec::rle : Codec::huffman,
+  l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements, frame_codec(o.codec),
                                                      rle_strategy(elements, o));
   l.hist = take(8 * cuda::kHistogramBins);
   l.bad = take(8);
@@ -75,10 +77,8 @@ std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { r
 void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
               const CompressOptions& o) {
-  SAFETY_CHECK(o.codec != Codec::rle_huffman, ErrorCode::unavailable,
-               "the device compressor does not write rle+huffman frames yet");
   VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
-  VLEC_REQUIRE(o.codec != Codec::rle || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
+  VLEC_REQUIRE((o.codec != Codec::rle && o.codec != Codec::rle_huffman) || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
                "the parle RLE strategy takes fewer than 2^32 elements");
   const Layout l = layout(elements, o);
   VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
@@ -98,9 +98,10 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
                                                       : cuda::EncodeStrategy::lanes;
   uint64_t* bad = reinterpret_cast<uint64_t*>(t + l.bad);
   const uint32_t* info = nullptr;
-  f.codec = o.codec == Codec::rle ? Codec::rle : Codec::huffman;
+  f.codec = frame_codec(o.codec);
   f.rle_strategy = rle_strategy(elements, o);
-  if (o.codec == Codec::raw || o.codec == Codec::rle) {
+  f.max_code_length = o.max_code_length;
+  if (o.codec != Codec::huffman) {
     f.raw = o.codec == Codec::raw;
     CUDA_CHECK(cudaMemsetAsync(bad, 0xFF, 8, s));
   } else {
@@ -113,8 +114,8 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
     f.book = {book.encode_entry, cap, book.serialized, book.info};
     info = book.info;
   }
-  cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
-  report_kernel<<<1, 1, 0, s>>>(bad, info, d_error);
+  const cuda::FrameEncodeBooks used = cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
+  report_kernel<<<1, 1, 0, s>>>(bad, info ? info : used.info[0], used.info[1], d_error);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -44,11 +44,19 @@ Temp carve(void* base, uint64_t chunks) {
 }  // namespace
 
 bool frame_decodable(const format::FrameHeader& h) {
-  return ((h.codec == Codec::huffman || h.codec == Codec::raw) && h.width <= 4) || h.codec == Codec::rle;
+  return (h.codec == Codec::huffman && h.width <= 4) || h.codec == Codec::raw || h.codec == Codec::rle ||
+         h.codec == Codec::rle_huffman;
+}
+
+// Frames the run-length decoder takes: rle, rle+huffman, and raw frames of u64
+// elements (all their chunks raw, which rle_decode copies at any width; the
+// Huffman decoder's raw path stops at 4-byte elements).
+static bool rle_path(const format::FrameHeader& h) {
+  return h.codec == Codec::rle || h.codec == Codec::rle_huffman || (h.codec == Codec::raw && h.width == 8);
 }
 
 std::size_t frame_decode_temp_bytes(const format::ParsedFrame& f) {
-  if (f.header.codec == Codec::rle) return rle_frame_decode_temp_bytes(f.header.chunks());
+  if (rle_path(f.header)) return rle_frame_decode_temp_bytes(f);
   return carve(nullptr, f.header.chunks()).total;
 }
 
@@ -66,7 +74,7 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
   const format::FrameHeader& h = f.header;
-  VLEC_REQUIRE(frame_decodable(h) && h.codec != Codec::rle, "the GPU Huffman decoder does not take ",
+  VLEC_REQUIRE(frame_decodable(h) && !rle_path(h), "the GPU Huffman decoder does not take ",
                to_string(h.codec), " frames");
   const uint64_t chunks = h.chunks();
   HuffmanDecodeArgs a{};
@@ -100,12 +108,12 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
 
 void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
                          std::size_t temp_bytes, cudaStream_t stream) {
-  if (f.header.codec == Codec::rle) return decode_rle_frame(f, d_payload, d_out, d_temp, temp_bytes, stream);
+  if (rle_path(f.header)) return decode_rle_frame(f, d_payload, d_out, d_temp, temp_bytes, stream);
   launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream), stream);
 }
 
 void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
-  if (f.header.codec == Codec::rle) return check_rle_frame_decode(f, d_temp);
+  if (rle_path(f.header)) return check_rle_frame_decode(f, d_temp);
   const uint64_t chunks = f.header.chunks();
   if (chunks == 0) return;
   const Temp t = carve(const_cast<void*>(d_temp), chunks);

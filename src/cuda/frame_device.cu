@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/chunk_copy.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_device.hpp"
 #include "cuda/rle_frame.hpp"
@@ -57,8 +58,8 @@ Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t r
   t.chunk_status = reinterpret_cast<uint32_t*>(take(4 * std::max<uint64_t>(chunks, 1)));
   t.checksums = reinterpret_cast<uint64_t*>(take(8 * std::max<uint64_t>(chunks, 1)));
   // Block sums: the chunks' during encoding, the header's afterwards (the
-  // header is at most 1/8 of the input, plus fixed parts).
-  t.block_sums = reinterpret_cast<unsigned long long*>(take(64 * (chunks * blocks_per_chunk + 64)));
+  // header is at most 1/8 of the input, plus two codebooks of at most 41 KiB).
+  t.block_sums = reinterpret_cast<unsigned long long*>(take(64 * (chunks * blocks_per_chunk + 128)));
   t.blocks_per_chunk = blocks_per_chunk;
   t.rle_bytes = rle_bytes;
   t.rle = rle_bytes ? take(rle_bytes) : nullptr;
@@ -70,17 +71,22 @@ uint64_t chunks_of(uint64_t elements, uint32_t chunk_elements) { return (element
 
 __device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
 
-// The codebook section (none for rle: book.info is null).
-__global__ void layout_kernel(DeviceCodebookView book, uint64_t chunks, uint8_t* frame, FrameState* st, bool raw) {
-  raw = raw || (book.info && book.info[0] == 0);  // no codebook (a fixed limit too short for the alphabet): write raw
-  const uint32_t cb = raw || !book.info ? 0 : book.info[0];
+// The codebook section: none for rle (book.info is null), one for huffman,
+// two for rle+huffman (book2: the lengths').
+__global__ void layout_kernel(DeviceCodebookView book, DeviceCodebookView book2, uint64_t chunks, uint8_t* frame,
+                              FrameState* st, bool raw) {
+  // No codebook (a fixed limit too short for the alphabet): write raw.
+  raw = raw || (book.info && book.info[0] == 0) || (book2.info && book2.info[0] == 0);
+  const uint32_t cb1 = raw || !book.info ? 0 : book.info[0];
+  const uint32_t cb = cb1 + (raw || !book2.info ? 0 : book2.info[0]);
   if (threadIdx.x == 0) {
     st->codebooks_bytes = cb;
     st->index_offset = format::kFixedHeaderBytes + cb;
     st->payload_offset = align8(format::kFixedHeaderBytes + cb + 16 * chunks) + 8;
     st->raw = raw;
   }
-  for (uint32_t i = threadIdx.x; i < cb; i += blockDim.x) frame[format::kFixedHeaderBytes + i] = book.serialized[i];
+  for (uint32_t i = threadIdx.x; i < cb; i += blockDim.x)
+    frame[format::kFixedHeaderBytes + i] = i < cb1 ? book.serialized[i] : book2.serialized[i - cb1];
 }
 
 // Bytes the coded chunks take in the payload (Σ align(stored_bytes, 4)): the
@@ -117,10 +123,7 @@ __global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chun
     const uint64_t n = min(chunk_bytes, bytes - c * chunk_bytes);
     const uint8_t* src = in + c * chunk_bytes;
     uint8_t* dst = frame + st->payload_offset + c * chunk_bytes;
-    const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
-    uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
-    for (uint64_t i = lane; i < n / 4; i += 32) d4[i] = __ldg(s4 + i);
-    for (uint64_t i = n / 4 * 4 + lane; i < (n + 3) / 4 * 4; i += 32) dst[i] = i < n ? src[i] : 0;
+    warp_copy_chunk_padded(src, dst, n, lane);
     const uint64_t hash = warp_hash(src, n, lane);
     if (lane == 0) {
       uint32_t* e = reinterpret_cast<uint32_t*>(frame + st->index_offset + 16 * c);
@@ -229,7 +232,7 @@ std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t ch
   constexpr std::size_t kLargestCodebook = 8 + 4096 / 8 + 4096 * 16 * 5 / 8;  // 65,536 symbols, 5-bit lengths
   const uint64_t chunks = chunks_of(elements, chunk_elements);
   return (format::kFixedHeaderBytes + 16 * chunks + 7) / 8 * 8 + 8 + (elements * width + 7) / 8 * 8 +
-         kLargestCodebook + 8;
+         2 * kLargestCodebook + 8;
 }
 
 namespace {
@@ -237,11 +240,13 @@ namespace {
 // Block sums per chunk: the Huffman encoder's chunk hashes need them; for rle
 // (hashed by warps) they only hold the header's, at most one block per 64 chunks.
 uint64_t blocks_per_chunk_of(Codec codec, uint32_t chunk_elements, unsigned width) {
-  return codec == Codec::rle ? 1 : (uint64_t{chunk_elements} * width + 1023) / 1024;
+  return codec == Codec::rle || codec == Codec::rle_huffman ? 1 : (uint64_t{chunk_elements} * width + 1023) / 1024;
 }
 
 std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s) {
-  return codec == Codec::rle ? rle_frame_encode_temp_bytes(elements, width, chunk_elements, s) : 0;
+  if (codec == Codec::rle) return rle_frame_encode_temp_bytes(elements, width, chunk_elements, s);
+  if (codec == Codec::rle_huffman) return rle_huffman_encode_temp_bytes(elements, width, chunk_elements, s);
+  return 0;
 }
 
 }  // namespace
@@ -254,13 +259,13 @@ std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t 
   return total;
 }
 
-void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
+FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_bytes,
+                                     cudaStream_t stream) {
   const unsigned width = static_cast<unsigned>(dtype_bytes(a.dtype));
   VLEC_REQUIRE(a.chunk_elements >= format::kChunkGranule && a.chunk_elements % format::kChunkGranule == 0 &&
                    a.chunk_elements <= format::kMaxChunkElements,
                "invalid chunk size ", a.chunk_elements);
   const Codec codec = a.raw ? Codec::raw : a.codec;
-  VLEC_REQUIRE(codec != Codec::rle_huffman, "the GPU frame encoder does not write rle+huffman frames");
   VLEC_REQUIRE(codec != Codec::huffman || width <= 4, "GPU Huffman encoding takes u8, u16 or u32 elements");
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.frame) % 8 == 0,
                "device buffers must be 16-byte (input) and 8-byte (frame) aligned");
@@ -275,22 +280,35 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
   CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
-  const DeviceCodebookView book = codec == Codec::huffman ? a.book : DeviceCodebookView{};
-  layout_kernel<<<1, 256, 0, stream>>>(book, chunks, a.frame, t.state, a.raw);
+  RleFrameEncodeArgs r;
+  r.in = a.in;
+  r.elements = a.elements;
+  r.width = width;
+  r.chunk_elements = a.chunk_elements;
+  r.strategy = a.rle_strategy;
+  r.frame = a.frame;
+  r.layout = &t.state->index_offset;  // index_offset, payload_offset are adjacent
+  FrameEncodeBooks used;
+  DeviceCodebookView book, book2;
+  if (codec == Codec::huffman) {
+    book = a.book;
+    used.info[0] = a.book.info;
+  } else if (codec == Codec::rle_huffman) {
+    const RleHuffmanBooks b = rle_huffman_prepare(r, a.max_code_length, t.rle, t.rle_bytes, stream);
+    book = {b.entries[0], b.table_size[0], b.serialized[0], b.info[0]};
+    book2 = {b.entries[1], b.table_size[1], b.serialized[1], b.info[1]};
+    used.info[0] = b.info[0], used.info[1] = b.info[1];
+  }
+  layout_kernel<<<1, 256, 0, stream>>>(book, book2, chunks, a.frame, t.state, a.raw);
   CUDA_CHECK(cudaGetLastError());
   const uint64_t* rle_total = nullptr;
   if (codec == Codec::rle) {
     // No codebook: the index and the payload are where a raw frame has them.
-    RleFrameEncodeArgs r;
-    r.in = a.in;
-    r.elements = a.elements;
-    r.width = width;
-    r.chunk_elements = a.chunk_elements;
-    r.strategy = a.rle_strategy;
-    r.frame = a.frame;
     r.index_offset = format::kFixedHeaderBytes;
     r.payload_offset = (format::kFixedHeaderBytes + 16 * chunks + 7) / 8 * 8 + 8;
     rle_total = encode_rle_chunks(r, t.rle, t.rle_bytes, stream);
+  } else if (codec == Codec::rle_huffman) {
+    rle_total = encode_rle_huffman_chunks(r, t.rle, t.rle_bytes, stream);
   } else if (codec == Codec::huffman && chunks > 0) {
     HuffmanEncodeArgs e{};
     e.in = a.in;
@@ -327,6 +345,7 @@ void encode_frame_device(const FrameEncodeArgs& a, void* temp, std::size_t temp_
   header_sums_kernel<<<static_cast<unsigned>(sms) * 4, 256, 0, stream>>>(a.frame, t.state, t.block_sums);
   header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes);
   CUDA_CHECK(cudaGetLastError());
+  return used;
 }
 
 uint64_t frame_encode_status(const FrameEncodeArgs& a, const void* temp) {

@@ -31,9 +31,10 @@ struct FrameEncodeArgs {
   DType dtype = DType::u8;
   uint32_t chunk_elements = 65536;
   bool raw = false;            // write a raw frame (codec raw); the codebook is then unused
-  Codec codec = Codec::huffman;  // huffman or rle (with raw = false)
+  Codec codec = Codec::huffman;  // huffman, rle or rle_huffman (with raw = false)
   DeviceCodebookView book;     // huffman only
-  RleStrategy rle_strategy = RleStrategy::parle;  // rle only
+  RleStrategy rle_strategy = RleStrategy::parle;  // rle and rle_huffman
+  unsigned max_code_length = 0;                   // rle_huffman: its codebooks' limit (0 = automatic)
   uint8_t* frame = nullptr;    // device
   std::size_t frame_capacity = 0;  // at least frame_encode_capacity()
   uint64_t* frame_bytes = nullptr;  // device: the frame's size, written last
@@ -41,7 +42,7 @@ struct FrameEncodeArgs {
 };
 
 // Bytes the frame buffer must hold while the frame is written: the raw
-// frame's size plus the largest codebook, because the coded layout is laid
+// frame's size plus two of the largest codebooks (rle+huffman has two), because the coded layout is laid
 // down before the encoder knows whether the frame will fall back to raw. The
 // frame finally written is never larger than the raw frame (compress_bound).
 std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements);
@@ -53,7 +54,14 @@ std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t 
 // Enqueue the whole frame on `stream`. Device-side failures (a value with no
 // code) make the affected chunks raw and are reported through chunk_status:
 // see frame_encode_status().
-void encode_frame_device(const FrameEncodeArgs& args, void* temp, std::size_t temp_bytes, cudaStream_t stream);
+// Returns the device info words of the codebooks the frame was coded with
+// (null where none): info[0] == 0 means that a fixed length limit could not
+// hold the alphabet and the frame was written raw.
+struct FrameEncodeBooks {
+  const uint32_t* info[2] = {nullptr, nullptr};
+};
+FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& args, void* temp, std::size_t temp_bytes,
+                                     cudaStream_t stream);
 
 // After the stream has completed: 0 if every chunk coded, else the first
 // chunk index + 1 whose values had no code. Reads temp (synchronous copy).

@@ -65,14 +65,14 @@ __global__ __launch_bounds__(kBlock) void rle_decode_kernel(RleDecodeArgs a, uin
     const uint32_t mis = static_cast<uint32_t>((reinterpret_cast<uintptr_t>(out) / sizeof(T)) % G);
     const uint64_t off = a.offsets[chunk];
     const uint32_t stored = a.stored_bytes[chunk], R = a.runs[chunk];
-    const bool raw = stored == n * w;
+    const bool raw = a.raw_iff_no_runs ? R == 0 : stored == n * w;
     // The checks read only per-chunk values: every thread reaches the same status.
     uint32_t status = kRleOk;
     if (off % 4 != 0 || off > a.payload_bytes || stored > a.payload_bytes - off)
       status = kRleOutOfBounds;
     else if (raw ? R != 0 : (R == 0 || R > n))
       status = kRleBadRunCount;
-    else if (!raw && stored != payload_bytes(R, w))
+    else if (raw ? stored != n * w : stored != payload_bytes(R, w))
       status = kRleBadSize;
     const uint8_t* src = a.payload + off;
     if (status == kRleOk && !raw) {

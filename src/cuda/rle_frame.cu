@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/chunk_copy.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/rle_common.cuh"
 #include "cuda/xxh3_warp.cuh"
@@ -47,7 +48,9 @@ EncodeTemp carve_encode(void* base, uint64_t elements, unsigned w, uint32_t C, R
 // its index entry written: (stored_bytes, runs, XXH3) or (raw size, 0, XXH3).
 __global__ void rle_entries_kernel(const uint8_t* __restrict__ in, uint64_t elements, unsigned w, uint32_t C,
                                    uint64_t chunks, const uint32_t* runs, const uint32_t* stored,
-                                   const uint64_t* offsets, uint8_t* index, uint8_t* payload) {
+                                   const uint64_t* offsets, uint8_t* frame, const uint64_t* layout) {
+  uint8_t* index = frame + layout[0];
+  uint8_t* payload = frame + layout[1];
   const unsigned lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
   for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
@@ -55,13 +58,7 @@ __global__ void rle_entries_kernel(const uint8_t* __restrict__ in, uint64_t elem
     const uint8_t* src = in + c * C * w;
     const uint32_t coded = stored[c];
     const bool keep = coded < raw;
-    if (!keep) {  // the destination is 4-byte aligned, the source 16-byte aligned
-      uint8_t* dst = payload + offsets[c];
-      const uint32_t* s4 = reinterpret_cast<const uint32_t*>(src);
-      uint32_t* d4 = reinterpret_cast<uint32_t*>(dst);
-      for (uint64_t i = lane; i < raw / 4; i += 32) d4[i] = __ldg(s4 + i);
-      for (uint64_t i = raw / 4 * 4 + lane; i < align4(raw); i += 32) dst[i] = i < raw ? src[i] : 0;
-    }
+    if (!keep) warp_copy_chunk_padded(src, payload + offsets[c], raw, lane);
     const uint64_t hash = warp_hash(src, raw, lane);
     if (lane == 0) {
       uint32_t* e = reinterpret_cast<uint32_t*>(index + 16 * c);
@@ -80,24 +77,59 @@ unsigned warp_grid(uint64_t chunks) {
   return static_cast<unsigned>(std::min<uint64_t>((chunks + 7) / 8, uint64_t(sms) * 8));
 }
 
+// Per chunk: where it is in the frame payload (offsets, stored: the padding
+// check), where rle_decode reads it (dec_offsets, dec_stored: the same arrays
+// for rle; for rle+huffman a staging buffer that the Huffman parts decode
+// into, laid out as rle payloads), and the status of the Huffman parts.
 struct DecodeTemp {
   uint64_t* offsets;
   uint64_t* checksums;
   uint32_t* stored;
   uint32_t* runs;
   uint32_t* status;
+  uint64_t* dec_offsets;
+  uint32_t* dec_stored;
+  uint32_t* part_status;   // null for rle
+  uint8_t* staged;         // rle+huffman: the decoded runs
+  uint64_t staged_bytes;
+  RleHuffmanTables tables;
   std::size_t total;
 };
 
-DecodeTemp carve_decode(void* base, uint64_t chunks) {
+// rle+huffman: chunk c's runs staged as an rle payload (values, zero padding,
+// lengths) of payload_bytes(R, w), or its raw bytes.
+uint64_t staged_size(const format::ParsedFrame& f, uint64_t c) {
+  const format::FrameHeader& h = f.header;
+  const uint64_t raw = h.chunk_elements_of(c) * h.width;
+  const format::ChunkEntry& e = f.index[c];
+  // A corrupt run count above N is rejected before anything is staged.
+  return e.stored_bytes == raw ? raw : rle_detail::payload_bytes(std::min<uint64_t>(e.aux, raw / h.width), h.width);
+}
+
+DecodeTemp carve_decode(void* base, const format::ParsedFrame& f) {
+  const uint64_t chunks = f.header.chunks();
+  const bool two = f.header.codec == Codec::rle_huffman;
   TempCarver t{static_cast<uint8_t*>(base)};
   const uint64_t n = std::max<uint64_t>(chunks, 1);
-  DecodeTemp d;
+  DecodeTemp d{};
   d.offsets = t.take<uint64_t>(n);
   d.checksums = t.take<uint64_t>(n);
   d.stored = t.take<uint32_t>(n);
   d.runs = t.take<uint32_t>(n);
   d.status = t.take<uint32_t>(n);
+  d.dec_offsets = d.offsets;
+  d.dec_stored = d.stored;
+  if (two) {
+    d.dec_offsets = t.take<uint64_t>(n);
+    d.dec_stored = t.take<uint32_t>(n);
+    d.part_status = t.take<uint32_t>(n);
+    for (uint64_t c = 0; c < chunks; ++c) d.staged_bytes += align4(staged_size(f, c));
+    d.staged = t.take<uint8_t>(std::max<uint64_t>(d.staged_bytes, 16));
+    for (int k = 0; k < 2; ++k) {
+      d.tables.canon[k] = t.take<uint32_t>(3 * kRleHuffmanCanonSlots);
+      d.tables.sorted[k] = t.take<uint32_t>(65536);
+    }
+  }
   d.total = (t.used + 255) & ~std::size_t{255};
   return d;
 }
@@ -111,7 +143,11 @@ __global__ void rle_verify_kernel(const uint8_t* payload, uint64_t payload_bytes
   const unsigned lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
   for (uint64_t c = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; c < chunks; c += warps) {
-    if (t.status[c] != kRleOk) continue;  // uniform across the warp
+    if (t.part_status && t.part_status[c] != kRleOk && t.status[c] == kRleOk) {  // uniform across the warp
+      if (lane == 0) t.status[c] = t.part_status[c];
+      continue;
+    }
+    if (t.status[c] != kRleOk) continue;
     const uint64_t from = t.offsets[c] + t.stored[c];
     const uint64_t to = c + 1 == chunks ? payload_bytes : min(align4(from), payload_bytes);
     bool ok = true;
@@ -131,6 +167,9 @@ const char* rle_status_text(uint32_t s) {
     case kRleBadPadding: return "padding between its values and lengths is not zero";
     case kRleBadLengths: return "its run lengths do not add up to its element count";
     case kRleChunkPadding: return "padding is not zero";
+    case kRleHuffmanSize: return "its size or value word count is invalid";
+    case kRleHuffmanWords: return "its Huffman words do not match its symbols";
+    case kRleHuffmanCode: return "invalid Huffman code";
     default: return "the stream is corrupt";
   }
 }
@@ -161,29 +200,34 @@ const uint64_t* encode_rle_chunks(const RleFrameEncodeArgs& a, void* temp, std::
   e.payload = a.frame + a.payload_offset;
   e.skip_raw_chunks = true;
   rle_encode(e, t.rle_temp, t.rle_temp_bytes, stream, a.strategy);
-  const uint64_t chunks = rle_chunk_count(a.elements, a.chunk_elements);
-  if (chunks > 0) {
-    rle_entries_kernel<<<warp_grid(chunks), 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements, a.width,
-                                                              a.chunk_elements, chunks, t.runs, t.stored,
-                                                              t.payload_offsets, a.frame + a.index_offset,
-                                                              a.frame + a.payload_offset);
-    CUDA_CHECK(cudaGetLastError());
-  }
-  return t.payload_offsets + chunks;
+  write_chunk_entries(a, t.runs, t.stored, t.payload_offsets, stream);
+  return t.payload_offsets + rle_chunk_count(a.elements, a.chunk_elements);
 }
 
-std::size_t rle_frame_decode_temp_bytes(uint64_t chunks) { return carve_decode(nullptr, chunks).total; }
+void write_chunk_entries(const RleFrameEncodeArgs& a, const uint32_t* runs, const uint32_t* stored,
+                         const uint64_t* offsets, cudaStream_t stream) {
+  VLEC_REQUIRE(a.layout, "the chunk entries need the frame layout on the device");
+  const uint64_t chunks = rle_chunk_count(a.elements, a.chunk_elements);
+  if (chunks == 0) return;
+  rle_entries_kernel<<<warp_grid(chunks), 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements, a.width,
+                                                            a.chunk_elements, chunks, runs, stored, offsets, a.frame,
+                                                            a.layout);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+std::size_t rle_frame_decode_temp_bytes(const format::ParsedFrame& f) { return carve_decode(nullptr, f).total; }
 
 void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
                       std::size_t temp_bytes, cudaStream_t stream) {
   const format::FrameHeader& h = f.header;
-  VLEC_REQUIRE(h.codec == Codec::rle, "decode_rle_frame takes rle frames, not ", to_string(h.codec));
+  VLEC_REQUIRE(h.codec == Codec::rle || h.codec == Codec::rle_huffman || h.codec == Codec::raw,
+               "decode_rle_frame takes rle, rle+huffman and raw frames, not ", to_string(h.codec));
   const uint64_t chunks = h.chunks();
   if (chunks == 0) return;
-  const DecodeTemp t = carve_decode(d_temp, chunks);
+  const DecodeTemp t = carve_decode(d_temp, f);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  std::vector<uint64_t> checksums(chunks);
-  std::vector<uint32_t> stored(chunks), runs(chunks);
+  std::vector<uint64_t> checksums(chunks), dec_offsets;
+  std::vector<uint32_t> stored(chunks), runs(chunks), dec_stored;
   for (uint64_t c = 0; c < chunks; ++c) {
     checksums[c] = f.index[c].checksum;
     stored[c] = f.index[c].stored_bytes;
@@ -194,11 +238,44 @@ void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, vo
   CUDA_CHECK(cudaMemcpyAsync(t.checksums, checksums.data(), 8 * chunks, cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaMemcpyAsync(t.stored, stored.data(), 4 * chunks, cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaMemcpyAsync(t.runs, runs.data(), 4 * chunks, cudaMemcpyHostToDevice, stream));
+  const uint64_t payload_bytes = h.frame_bytes - h.header_area_bytes();
   RleDecodeArgs d;
   d.payload = d_payload;
-  d.payload_bytes = h.frame_bytes - h.header_area_bytes();
-  d.offsets = t.offsets;
-  d.stored_bytes = t.stored;
+  d.payload_bytes = payload_bytes;
+  if (h.codec == Codec::rle_huffman) {
+    dec_offsets.resize(chunks);
+    dec_stored.resize(chunks);
+    uint64_t at = 0;
+    for (uint64_t c = 0; c < chunks; ++c) {
+      dec_offsets[c] = at;
+      dec_stored[c] = static_cast<uint32_t>(staged_size(f, c));
+      at += align4(dec_stored[c]);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(t.dec_offsets, dec_offsets.data(), 8 * chunks, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(t.dec_stored, dec_stored.data(), 4 * chunks, cudaMemcpyHostToDevice, stream));
+    RleHuffmanTables tables = t.tables;
+    upload_rle_huffman_tables(f, tables, stream);
+    RleHuffmanPartsArgs p;
+    p.payload = d_payload;
+    p.payload_bytes = payload_bytes;
+    p.offsets = t.offsets;
+    p.stored = t.stored;
+    p.runs = t.runs;
+    p.staged = t.staged;
+    p.staged_offsets = t.dec_offsets;
+    p.chunks = chunks;
+    p.elements = h.elements;
+    p.chunk_elements = h.chunk_elements;
+    p.width = h.width;
+    p.tables = tables;
+    p.status = t.part_status;
+    decode_rle_huffman_parts(p, stream);
+    d.payload = t.staged;
+    d.payload_bytes = t.staged_bytes;
+    d.raw_iff_no_runs = true;  // a staged chunk of exactly the raw size may hold runs
+  }
+  d.offsets = t.dec_offsets;
+  d.stored_bytes = t.dec_stored;
   d.runs = t.runs;
   d.elements = h.elements;
   d.width = h.width;
@@ -206,7 +283,7 @@ void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, vo
   d.out = d_out;
   d.status = t.status;
   rle_decode(d, stream);
-  rle_verify_kernel<<<warp_grid(chunks), 256, 0, stream>>>(d_payload, d.payload_bytes, t, chunks,
+  rle_verify_kernel<<<warp_grid(chunks), 256, 0, stream>>>(d_payload, payload_bytes, t, chunks,
                                                            static_cast<const uint8_t*>(d_out), h.elements, h.width,
                                                            h.chunk_elements);
   CUDA_CHECK(cudaGetLastError());
@@ -215,7 +292,7 @@ void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, vo
 void check_rle_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
   const uint64_t chunks = f.header.chunks();
   if (chunks == 0) return;
-  const DecodeTemp t = carve_decode(const_cast<void*>(d_temp), chunks);
+  const DecodeTemp t = carve_decode(const_cast<void*>(d_temp), f);
   std::vector<uint32_t> status(chunks);
   CUDA_CHECK(cudaMemcpy(status.data(), t.status, 4 * chunks, cudaMemcpyDeviceToHost));
   for (uint64_t c = 0; c < chunks; ++c) {

@@ -102,6 +102,10 @@ enum RleDecodeStatus : uint32_t {
   // Set by the frame decoder's check after rle_decode (cuda/rle_frame.cu):
   kRleChunkPadding = 6,  // a payload padding byte after the chunk is not zero
   kRleChecksum = 7,      // the decoded chunk does not match its XXH3 checksum
+  // Set by the rle+huffman part decoder (cuda/rle_huffman_decode.cu):
+  kRleHuffmanSize = 8,   // stored_bytes not a multiple of 4 (>= 4), R not in 1..N, value_words too large
+  kRleHuffmanWords = 9,  // a part's words do not match its symbols, or padding bits are not zero
+  kRleHuffmanCode = 10,  // a bit pattern that is no code
 };
 
 struct RleDecodeArgs {
@@ -115,6 +119,10 @@ struct RleDecodeArgs {
   uint32_t chunk_elements = 65536;         // chunk c has min(C, elements - c*C) elements
   void* out = nullptr;                     // device: elements * width bytes, aligned to width
   uint32_t* status = nullptr;              // device [chunk_count]: RleDecodeStatus
+  // false (rle frames): a chunk is raw when stored_bytes equals its raw size.
+  // true (staged rle+huffman runs): a chunk is raw when its run count is 0,
+  // since staged runs may take exactly the raw size; stored_bytes must then match.
+  bool raw_iff_no_runs = false;
 };
 
 // A chunk whose stored_bytes equals its raw size is stored raw (copied; R must
