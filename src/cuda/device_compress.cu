@@ -1,7 +1,8 @@
 // cuda/device_compress.cu: the device compression pipeline behind
 // vlec/device.hpp: GPU histogram, GPU codebook, GPU frame encoder (Huffman),
-// or the GPU run-length frame encoder (rle), all on one stream with no host
-// round trip in between.
+// or the GPU run-length frame encoder (rle; rle+huffman builds its two
+// codebooks from the runs inside the frame encoder), all on one stream with
+// no host round trip in between.
 #include "vlec/device.hpp"
 
 #include "cuda/codebook_gpu.hpp"

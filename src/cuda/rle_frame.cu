@@ -1,8 +1,9 @@
 // cuda/rle_frame.cu: see rle_frame.hpp. The encoder's own work is the RLE
 // encoder (bandwidth-bound passes, rle_gpu.hpp) plus one warp-per-chunk pass
 // that reads each chunk once more to hash it (XXH3 by a warp, xxh3_warp.cuh)
-// and copies it only when it is stored raw; the decoder's check is the same
-// warp hash over the decoded chunk.
+// and copies it only when it is stored raw (shared with rle+huffman); the
+// decoder (rle, rle+huffman, raw u64 frames) ends with the same warp hash over
+// the decoded chunk.
 #include "cuda/rle_frame.hpp"
 
 #include <algorithm>

@@ -1,7 +1,9 @@
-// cuda/rle_frame.hpp: the parts of a codec `rle` frame (docs/FORMAT.md §3,
-// §6) that are specific to run-length chunks, on the GPU. The frame's
-// layout, header and header checksum are frame_device.cu's, shared with the
-// Huffman frame; the decode of the header area is frame_decode.cu's.
+// cuda/rle_frame.hpp: the parts of `rle` and `rle+huffman` frames
+// (docs/FORMAT.md §3, §6) that are specific to run-length chunks, on the GPU.
+// The frame's layout, header and header checksum are frame_device.cu's,
+// shared with the Huffman frame; the decode of the header area is
+// frame_decode.cu's. rle+huffman's own steps are in rle_huffman_frame.cu
+// (encode) and rle_huffman_decode.cu (its Huffman parts).
 //
 // Encoding: the GPU RLE encoder (rle_gpu.hpp) in frame placement mode counts
 // every chunk's runs, scans the chunks' final sizes (a chunk is coded only when
@@ -10,9 +12,10 @@
 // raw chunks, hashes every chunk's original bytes and writes its index entry.
 // No host round trip: the payload's size stays in device memory.
 //
-// Decoding: rle_decode (validating) expands every chunk, then one warp per
+// Decoding: rle_decode (validating) expands every chunk (for rle+huffman,
+// the runs its Huffman parts decoded into a staging buffer), then one warp per
 // chunk checks the payload padding after it and the XXH3 checksum of what was
-// decoded.
+// decoded. Raw frames of u64 elements take this path too.
 #pragma once
 
 #include <cuda_runtime.h>
