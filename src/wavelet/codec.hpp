@@ -17,8 +17,16 @@ namespace vlec::wavelet {
 // Levels used for WaveletOptions::levels == 0 (clamped to the shape).
 constexpr unsigned kAutoLevels = 6;
 
+// How the detail subbands of a level are grouped (docs/FORMAT.md §10.6).
+enum class Grouping {
+  adaptive,      // per subband where the size estimate says that pays, else per level
+  per_level,     // all detail subbands of a level together
+  split_finest,  // per subband at the two finest levels, per level above
+};
+
 struct EncoderTuning {
-  bool split_finest = true;  // each detail subband of the two finest levels is a group of its own
+  Grouping grouping = Grouping::adaptive;
+  unsigned shift_search = 8; // shifts tried above the smallest that fits the alphabet (0 = the smallest only)
 };
 
 std::vector<uint8_t> compress(const void* samples, const WaveletImage& image, const WaveletOptions& options,

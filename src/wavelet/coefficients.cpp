@@ -69,12 +69,14 @@ void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool
   });
 }
 
-// Exact coded bits of a histogram with the writer's automatic codebook.
+// Exact coded bits of a histogram with the writer's automatic codebook, plus
+// the serialized codebook itself: with u16 images a codebook of tens of
+// thousands of symbols costs up to 40 KiB, which a larger shift avoids.
 uint64_t huffman_bits(const huffman::Histogram& h) {
   const huffman::Codebook book = huffman::build_codebook(h);
   uint64_t bits = 0;
   for (uint32_t s = 0; s < book.alphabet_size; ++s) bits += h[s] * book.lengths[s];
-  return bits;
+  return bits + 8 * uint64_t{huffman::serialize_codebook(book).size()};
 }
 
 }  // namespace
@@ -96,7 +98,7 @@ void join_planes(const int32_t* planar, const WaveletImage& im, bool rct, bool b
     join_typed<uint16_t>(planar, pixels, im.planes, rct, big_endian, out, threads);
 }
 
-unsigned choose_shift(const uint32_t* z, std::size_t n) {
+unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search, uint64_t* cost_out) {
   uint32_t top = 0;
   for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i]);
   unsigned k = 0;
@@ -109,7 +111,7 @@ unsigned choose_shift(const uint32_t* z, std::size_t n) {
   // stop being uniform.
   unsigned best_k = k;
   uint64_t best = huffman_bits(h) + uint64_t{n} * k;
-  for (unsigned extra = 1; extra <= 8 && k + 1 <= kMaxShift && h.size() > 1; ++extra) {
+  for (unsigned extra = 1; extra <= search && k + 1 <= kMaxShift && h.size() > 1; ++extra) {
     ++k;
     huffman::Histogram next((h.size() + 1) / 2, 0);
     for (std::size_t s = 0; s < h.size(); ++s) next[s >> 1] += h[s];
@@ -117,6 +119,7 @@ unsigned choose_shift(const uint32_t* z, std::size_t n) {
     const uint64_t cost = huffman_bits(h) + uint64_t{n} * k;
     if (cost < best) best = cost, best_k = k;
   }
+  if (cost_out) *cost_out = best;
   return best_k;
 }
 

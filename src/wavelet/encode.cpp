@@ -34,7 +34,8 @@ struct CodedGroup {
   unsigned shift = 0;
 };
 
-CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes, unsigned threads) {
+CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes, unsigned threads,
+                      const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
   std::vector<int32_t> c(n);
   gather(plane, shape, boxes, c.data());
@@ -42,7 +43,7 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   uint32_t top = 0;
   for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i] = zigzag(c[i]));
   CodedGroup out;
-  out.shift = choose_shift(z.data(), n);
+  out.shift = choose_shift(z.data(), n, t.shift_search);
   const unsigned k = out.shift;
   const DType sym_type = (top >> k) < 256 ? DType::u8 : DType::u16;
   std::vector<uint8_t> symbols(n * dtype_bytes(sym_type));
@@ -59,6 +60,62 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   out.low_bits.resize(low_bits_bytes(n, k));
   pack_low_bits(z.data(), n, k, out.low_bits.data());
   return out;
+}
+
+// Bits a group costs beyond its code bits: its embedded frame's fixed header,
+// header checksum, chunk index entry and padding, and its table entry.
+constexpr uint64_t kGroupOverheadBits = 8 * (48 + 8 + 16 + 8 + 32);
+
+uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
+                        const EncoderTuning& t) {
+  const std::size_t n = group_samples(boxes);
+  std::vector<int32_t> c(n);
+  gather(plane, shape, boxes, c.data());
+  std::vector<uint32_t> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = zigzag(c[i]);
+  uint64_t bits = 0;
+  choose_shift(z.data(), n, t.shift_search, &bits);
+  return bits + kGroupOverheadBits;
+}
+
+// Whether coding each detail subband of level l with its own codebook is
+// estimated to be smaller than one codebook for the whole level: it is where
+// the subbands' statistics differ (HL/LH/HH of photographs with strong
+// orientation) and the level is large enough to pay for the extra codebooks.
+bool split_pays(const int32_t* plane, const Subbands& sb, unsigned l, const EncoderTuning& t) {
+  std::vector<Box> all;
+  uint64_t split = 0;
+  for (unsigned k = 1; k < kKinds; ++k) {
+    const Box b = sb.detail(l, k);
+    if (!b.samples()) continue;
+    all.push_back(b);
+    split += estimated_bits(plane, sb.shape(), {b}, t);
+  }
+  return all.size() > 1 && split < estimated_bits(plane, sb.shape(), all, t);
+}
+
+std::vector<GroupSpec> choose_groups(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads,
+                                     const EncoderTuning& t) {
+  const unsigned first = first_merged_level(sb);
+  const std::size_t pixels = sb.shape().samples();
+  // decisions[p * first + l]: split level l (1 <= l < first) of plane p.
+  std::vector<uint8_t> decisions(std::size_t{planes} * (first + 1), 0);
+  if (t.grouping == Grouping::adaptive && first > 1) {
+    const std::size_t jobs = std::size_t{planes} * (first - 1);
+    parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+      const unsigned p = static_cast<unsigned>(j / (first - 1));
+      const unsigned l = static_cast<unsigned>(j % (first - 1)) + 1;
+      decisions[p * (first + 1) + l] = split_pays(coeffs + p * pixels, sb, l, t);
+    });
+  }
+  return plan_groups(sb, planes, [&](unsigned p, unsigned l) {
+    switch (t.grouping) {
+      case Grouping::per_level: return false;
+      case Grouping::split_finest: return l <= 2;
+      case Grouping::adaptive: break;
+    }
+    return decisions[p * (first + 1) + l] != 0;
+  });
 }
 
 struct Encoded {
@@ -105,7 +162,7 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   }
 
   const Subbands sb(shape, h.levels);
-  const std::vector<GroupSpec> specs = plan_groups(sb, im.planes, t.split_finest);
+  const std::vector<GroupSpec> specs = choose_groups(coeffs.data(), sb, im.planes, threads, t);
   Encoded e;
   e.groups.resize(specs.size());
   std::vector<std::vector<Box>> boxes(specs.size());
@@ -113,13 +170,13 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   for (std::size_t g = 0; g < specs.size(); ++g) {
     boxes[g] = sb.boxes(specs[g]);
     if (group_samples(boxes[g]) >= kLargeGroup)
-      e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], threads);
+      e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], threads, t);
     else
       small.push_back(g);
   }
   parallel_for(small.size(), resolve_threads(threads, small.size()), [&](std::size_t i) {
     const std::size_t g = small[i];
-    e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], 1);
+    e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], 1, t);
   });
 
   uint64_t at = 0;

@@ -55,46 +55,43 @@ std::vector<Box> Subbands::boxes(const GroupSpec& g) const {
   return out;
 }
 
-std::vector<GroupSpec> plan_groups(const Subbands& sb, unsigned planes, bool split_finest) {
-  std::vector<GroupSpec> per_plane;
-  const unsigned L = sb.levels();
-  auto level_samples = [&](unsigned l) {
-    std::size_t n = 0;
-    for (unsigned k = 1; k < kKinds; ++k) n += sb.detail(l, k).samples();
-    return n;
-  };
+namespace {
+
+std::size_t level_samples(const Subbands& sb, unsigned l) {
+  std::size_t n = 0;
+  for (unsigned k = 1; k < kKinds; ++k) n += sb.detail(l, k).samples();
+  return n;
+}
+
+}  // namespace
+
+unsigned first_merged_level(const Subbands& sb) {
   // The low band plus coarse levels, merged while small: a codebook and a
   // frame header cost ~100-600 bytes, too much for a few hundred coefficients.
-  GroupSpec low;
-  low.mask = kLowBandBit;
-  std::size_t n = sb.low_band().samples();
-  unsigned l = L;
-  if (L > 0) {
-    low.mask = 0xFF;
-    low.level_last = L;
-    low.level_first = L;
-    n += level_samples(L);
-    for (l = L - 1; l >= 1 && n < kMinGroupSamples; --l) {
-      n += level_samples(l);
-      low.level_first = l;
-    }
-  }
-  per_plane.push_back(low);
-  for (; l >= 1; --l) {
-    const bool split = split_finest && l <= 2;
-    if (!split) {
-      per_plane.push_back(GroupSpec{0, l, l, 0xFE});
-      continue;
-    }
-    for (unsigned k = 1; k < kKinds; ++k)
-      if (sb.detail(l, k).samples()) per_plane.push_back(GroupSpec{0, l, l, static_cast<uint8_t>(1u << k)});
-  }
+  const unsigned L = sb.levels();
+  if (L == 0) return 0;
+  std::size_t n = sb.low_band().samples() + level_samples(sb, L);
+  unsigned first = L;
+  while (first > 1 && n < kMinGroupSamples) n += level_samples(sb, --first);
+  return first;
+}
+
+std::vector<GroupSpec> plan_groups(const Subbands& sb, unsigned planes,
+                                   const std::function<bool(unsigned plane, unsigned level)>& split) {
+  const unsigned L = sb.levels();
+  const unsigned first = first_merged_level(sb);
   std::vector<GroupSpec> all;
-  for (unsigned p = 0; p < planes; ++p)
-    for (GroupSpec g : per_plane) {
-      g.plane = p;
-      all.push_back(g);
+  for (unsigned p = 0; p < planes; ++p) {
+    all.push_back(L == 0 ? GroupSpec{p, 0, 0, kLowBandBit} : GroupSpec{p, first, L, 0xFF});
+    for (unsigned l = first - 1; L > 0 && l >= 1; --l) {
+      if (!split(p, l)) {
+        all.push_back(GroupSpec{p, l, l, 0xFE});
+        continue;
+      }
+      for (unsigned k = 1; k < kKinds; ++k)
+        if (sb.detail(l, k).samples()) all.push_back(GroupSpec{p, l, l, static_cast<uint8_t>(1u << k)});
     }
+  }
   return all;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "vlec/dwt.hpp"
@@ -57,13 +58,16 @@ class Subbands {
 // Number of levels that change something for this shape (at most `requested`).
 unsigned effective_levels(const DwtShape& shape, unsigned requested);
 
-// The writer's grouping (docs/FORMAT.md §10.6): per plane, one group per
-// level holding that level's detail subbands, except that the low band and
-// the coarsest levels are merged into one group until it holds at least
-// kMinGroupSamples coefficients; with split_finest, each detail subband of
-// the two finest levels is a group of its own.
+// The writer's grouping (docs/FORMAT.md §10.6): per plane, the low band and
+// the coarsest levels merged into one group until it holds at least
+// kMinGroupSamples coefficients; then one group per level with its detail
+// subbands, or, where split(plane, level) says so, one group per detail
+// subband of that level.
 constexpr std::size_t kMinGroupSamples = 4096;
-std::vector<GroupSpec> plan_groups(const Subbands& sb, unsigned planes, bool split_finest);
+std::vector<GroupSpec> plan_groups(const Subbands& sb, unsigned planes,
+                                   const std::function<bool(unsigned plane, unsigned level)>& split);
+// The levels plan_groups codes as their own groups (not merged with the low band).
+unsigned first_merged_level(const Subbands& sb);
 
 // Reader's check: the groups of every plane cover the low band and every
 // non-empty detail subband exactly once, and each group is non-empty.
