@@ -34,6 +34,18 @@ struct CodedGroup {
   unsigned shift = 0;
 };
 
+// The embedded frame's codec. Runs can only pay where they are long: with
+// fewer than 3 symbols per run on average, rle+huffman spends more on run
+// lengths than Huffman's 1-bit minimum per symbol saves, so Huffman is taken
+// without the full statistics pass of choose_codec (which would otherwise be
+// the largest cost of the encoder on photographs).
+Codec embedded_codec(const uint32_t* z, std::size_t n, unsigned k, const uint8_t* symbols, DType t, unsigned threads) {
+  std::size_t runs = n ? 1 : 0;
+  for (std::size_t i = 1; i < n; ++i) runs += (z[i] >> k) != (z[i - 1] >> k);
+  if (runs * 3 > n) return Codec::huffman;
+  return cpu::choose_codec(symbols, n, t, threads);
+}
+
 CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes, unsigned threads,
                       const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
@@ -55,7 +67,7 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   p.dtype = sym_type;
   p.threads = threads;
   p.chunk_elements = kDefaultChunkElements;
-  p.codec = cpu::choose_codec(symbols.data(), n, sym_type, threads);
+  p.codec = embedded_codec(z.data(), n, k, symbols.data(), sym_type, threads);
   out.frame = cpu::compress_frame(symbols.data(), n, p);
   out.low_bits.resize(low_bits_bytes(n, k));
   pack_low_bits(z.data(), n, k, out.low_bits.data());
