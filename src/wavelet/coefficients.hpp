@@ -35,8 +35,9 @@ void join_planes(const int32_t* planar, const WaveletImage& image, bool rct, boo
 
 // The shift k for a group's zigzag values: the smallest size estimate
 // (Huffman bits of z >> k with the writer's codebook, plus k bits each)
-// over the smallest k that keeps z >> k below 65,536 and the `search` above
-// it; ties go to the smaller k.
+// over the smallest k that keeps z >> k below 65,536 and up to `search`
+// above it, stopping at the second k in a row that does not improve; ties go
+// to the smaller k.
 // `cost`, if given, receives the estimate (bits) of the chosen k.
 unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = 8, uint64_t* cost = nullptr);
 
