@@ -325,6 +325,14 @@ TEST(Wavelet, CompressApiAndArguments) {
   WaveletOptions be;
   be.big_endian_output = true;
   EXPECT_EQ(code_of([&] { wavelet_compress(data.data(), im, be); }), ErrorCode::invalid_argument);
+  // A misaligned u16 buffer gives the same stream.
+  {
+    const WaveletImage im16 = image(33, 17, 1, 3, DType::u16);
+    const Bytes d16 = photo(im16, seed + 1);
+    Bytes shifted(d16.size() + 1);
+    std::memcpy(shifted.data() + 1, d16.data(), d16.size());
+    EXPECT_EQ(wavelet_compress(shifted.data() + 1, im16), wavelet_compress(d16.data(), im16));
+  }
   // wavelet_image of a non-wavelet stream throws.
   const Bytes huff = compress(data.data(), data.size());
   EXPECT_THROW(wavelet_image(huff.data(), huff.size()), Error);

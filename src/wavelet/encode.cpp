@@ -8,6 +8,7 @@
 // one after the other with every thread each; the many small groups are coded
 // side by side, one thread each. Output bytes never depend on the thread count.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -152,6 +153,14 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   h.big_endian = o.big_endian_output;
   h.prefix = o.container_prefix;
   const std::size_t bytes = total * dtype_bytes(im.dtype);
+  // The plane loops read u16 samples as such: a misaligned caller buffer is
+  // copied once (rare: allocators align).
+  std::vector<uint16_t> aligned;
+  if (im.dtype == DType::u16 && reinterpret_cast<uintptr_t>(samples) % alignof(uint16_t) != 0) {
+    aligned.resize(total);
+    std::memcpy(aligned.data(), samples, bytes);
+    samples = aligned.data();
+  }
   if (h.big_endian) {
     std::vector<uint8_t> swapped(bytes);
     const uint8_t* s = static_cast<const uint8_t*>(samples);
