@@ -58,13 +58,18 @@ void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool
         v[1] = g;
         v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
       }
+      bool in_range = true;
+      for (unsigned p = 0; p < planes; ++p) in_range &= v[p] >= 0 && v[p] <= kMax;
+      if (!in_range)
+        for (unsigned p = 0; p < planes; ++p)
+          SAFETY_CHECK(v[p] >= 0 && v[p] <= kMax, ErrorCode::corrupt_stream, "wavelet frame decodes sample ", v[p],
+                       " of plane ", p, " at pixel ", i, ", outside the sample type");
+      T px[4];
       for (unsigned p = 0; p < planes; ++p) {
-        SAFETY_CHECK(v[p] >= 0 && v[p] <= kMax, ErrorCode::corrupt_stream, "wavelet frame decodes sample ", v[p],
-                     " of plane ", p, " at pixel ", i, ", outside the sample type");
-        T s = static_cast<T>(v[p]);
-        if (sizeof(T) == 2 && big_endian) s = static_cast<T>((s >> 8) | (s << 8));
-        std::memcpy(out + (i * planes + p) * sizeof(T), &s, sizeof(T));
+        px[p] = static_cast<T>(v[p]);
+        if (sizeof(T) == 2 && big_endian) px[p] = static_cast<T>((px[p] >> 8) | (px[p] << 8));
       }
+      std::memcpy(out + i * planes * sizeof(T), px, planes * sizeof(T));
     }
   });
 }
@@ -151,6 +156,13 @@ void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out) {
 }
 
 void combine(const uint8_t* symbols, unsigned width, const uint8_t* low, std::size_t n, unsigned k, int32_t* out) {
+  if (k == 0) {  // the common case on 8-bit images: no low bits, every symbol fits
+    if (width == 1)
+      for (std::size_t i = 0; i < n; ++i) out[i] = unzigzag(symbols[i]);
+    else
+      for (std::size_t i = 0; i < n; ++i) out[i] = unzigzag(load_le16(symbols + 2 * i));
+    return;
+  }
   const uint64_t mask = (uint64_t{1} << k) - 1;
   uint64_t acc = 0;
   unsigned have = 0;
