@@ -137,8 +137,8 @@ uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k
 
 void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out) {
   const uint64_t bytes = low_bits_bytes(n, k);
+  if (bytes == 0) return;  // k = 0: no area (and `out` may be null)
   std::memset(out, 0, bytes);
-  if (k == 0) return;
   const uint32_t mask = (1u << k) - 1;
   uint64_t acc = 0;
   unsigned have = 0;

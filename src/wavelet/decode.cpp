@@ -82,7 +82,7 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
                    ": plane ", p, " does not invert: ", e.what());
     }
   }
-  std::memcpy(out, h.prefix.data(), h.prefix.size());
+  if (!h.prefix.empty()) std::memcpy(out, h.prefix.data(), h.prefix.size());
   uint8_t* samples = out + h.prefix.size();
   join_planes(planes.data(), h.image, h.rct, h.big_endian, samples, threads);
   SAFETY_CHECK(checksum64(samples, w.frame.elements * w.frame.width) == h.samples_checksum,
