@@ -345,6 +345,10 @@ TEST(Wavelet, CompressApiAndArguments) {
   Bytes s2(compress_bound(data.size(), c));
   s2.resize(compress(data.data(), data.size(), s2.data(), s2.size(), c));
   EXPECT_EQ(s1, s2);
+  CompressOptions c16 = c;
+  c16.dtype = DType::u16;
+  EXPECT_EQ(code_of([&] { compress(data.data(), 3, c16); }), ErrorCode::invalid_argument);
+  EXPECT_EQ(code_of([&] { compress(data.data(), 0, c); }), ErrorCode::invalid_argument);
   EXPECT_EQ(parse_codec("wavelet"), CodecChoice::wavelet);
   EXPECT_EQ(to_string(Codec::wavelet), "wavelet");
   // Automatic never picks wavelet.

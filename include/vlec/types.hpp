@@ -21,8 +21,9 @@ enum class Codec : uint8_t { raw = 0, huffman = 1, rle = 2, rle_huffman = 3, wav
 
 // What the caller asks for: a codec, or `automatic` to let vlec pick one from
 // the histogram and run statistics of the data (never wavelet). `wavelet`
-// through vlec::compress codes the input as a one-dimensional u8/u16 signal;
-// images and volumes go through vlec::wavelet_compress, which knows their shape.
+// through vlec::compress codes the (non-empty) input as a one-dimensional
+// u8/u16 signal; images and volumes go through vlec::wavelet_compress, which
+// knows their shape.
 enum class CodecChoice : uint8_t { automatic, raw, huffman, rle, rle_huffman, wavelet };
 
 enum class Backend : uint8_t { automatic, cpu, cuda };

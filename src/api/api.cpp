@@ -70,6 +70,8 @@ void for_each_frame(const uint8_t* s, std::size_t bytes, Visit&& visit, VisitWav
 WaveletImage signal_of(std::size_t bytes, const CompressOptions& o) {
   VLEC_REQUIRE(o.dtype == DType::u8 || o.dtype == DType::u16, "the wavelet codec takes u8 or u16 samples, not ",
                to_string(o.dtype));
+  VLEC_REQUIRE(bytes % dtype_bytes(o.dtype) == 0, "input of ", bytes, " bytes is not a whole number of ",
+               to_string(o.dtype), " elements");
   WaveletImage im;
   im.width = bytes / dtype_bytes(o.dtype);
   im.dtype = o.dtype;
