@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -344,6 +346,104 @@ TEST_F(Cli, UsageAndInputErrors) {
   RunResult h = vlec("--help");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("Exit codes"), std::string::npos) << h.out;
+  EXPECT_TRUE(temporaries().empty());
+}
+
+
+// A photograph-like PNM file: gradient, texture, an edge and noise, with a
+// header holding a comment (kept byte for byte by --codec wavelet).
+std::string pnm_image(bool colour, unsigned maxval, std::size_t w, std::size_t h, uint64_t seed) {
+  std::cout << "[   data   ] PNM " << (colour ? "P6 " : "P5 ") << w << "x" << h << " maxval " << maxval << ", seed "
+            << seed << std::endl;
+  std::string out = std::string(colour ? "P6" : "P5") + "\n# made by test_cli\n" + std::to_string(w) + " " +
+                    std::to_string(h) + "\n" + std::to_string(maxval) + "\n";
+  uint64_t x = seed | 1;
+  auto rnd = [&] {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return static_cast<double>(x % 1000) / 1000.0;
+  };
+  const unsigned planes = colour ? 3 : 1;
+  for (std::size_t j = 0; j < h; ++j)
+    for (std::size_t i = 0; i < w; ++i)
+      for (unsigned p = 0; p < planes; ++p) {
+        double v = 0.2 + 0.4 * i / w + 0.2 * j / h + 0.1 * std::sin(0.2 * i) * std::cos(0.13 * j) + 0.05 * p;
+        if (i > w / 3 && j > h / 2) v *= 0.6;
+        v = std::min(1.0, std::max(0.0, v + 0.02 * (rnd() - 0.5)));
+        const unsigned s = static_cast<unsigned>(v * maxval + 0.5);
+        if (maxval > 255) out.push_back(static_cast<char>(s >> 8));
+        out.push_back(static_cast<char>(s & 0xFF));
+      }
+  return out;
+}
+
+TEST_F(Cli, WaveletPgmAndPpmRoundTripByteForByte) {
+  struct Case { const char* name; bool colour; unsigned maxval; std::size_t w, h; };
+  for (const Case& c : {Case{"gray.pgm", false, 255, 301, 203}, Case{"colour.ppm", true, 255, 256, 130},
+                        Case{"deep.ppm", true, 65535, 97, 61}, Case{"twelve.pgm", false, 4095, 64, 1}}) {
+    SCOPED_TRACE(c.name);
+    const std::string img = pnm_image(c.colour, c.maxval, c.w, c.h, test_seed(120 + c.w));
+    write_file(path(c.name), img);
+    RunResult r = vlec(std::string("-f -v --codec wavelet ") + c.name);
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.err.find("codec wavelet"), std::string::npos) << r.err;
+    if (c.h > 1) EXPECT_LT(fs::file_size(path(std::string(c.name) + ".vlec")), img.size());
+    RunResult d = vlec(std::string("-f -d -o back ") + c.name + ".vlec");
+    ASSERT_EQ(d.code, 0) << describe(d);
+    EXPECT_TRUE(contents("back") == img) << "not byte-identical";
+    RunResult i = vlec(std::string("info ") + c.name + ".vlec");
+    ASSERT_EQ(i.code, 0) << describe(i);
+    EXPECT_NE(i.out.find("wavelet"), std::string::npos) << i.out;
+  }
+  // Through pipes as well.
+  RunResult p = sh("cat colour.ppm | \"$VLEC\" --codec wavelet -c | \"$VLEC\" -d -c > piped.ppm");
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_TRUE(contents("piped.ppm") == contents("colour.ppm"));
+}
+
+TEST_F(Cli, WaveletRawWithShape) {
+  // A raw u16 volume and a raw 3-plane u8 image, described on the command line.
+  std::string vol = make_data("volume", 40 * 30 * 20, test_seed(130));
+  vol.resize(40 * 30 * 20);  // the generator rounds up to a cube
+  std::string vol16;
+  for (char ch : vol) vol16 += std::string{ch, static_cast<char>(ch ^ 0x5A)};
+  write_file(path("vol.raw"), vol16);
+  RunResult c = vlec("-f --codec wavelet --shape 40x30x20 --dtype u16 --levels 3 vol.raw");
+  ASSERT_EQ(c.code, 0) << describe(c);
+  ASSERT_EQ(vlec("-f -d -o vol.back vol.raw.vlec").code, 0);
+  EXPECT_TRUE(contents("vol.back") == vol16);
+  const std::string rgb = pnm_image(true, 255, 50, 40, test_seed(131));
+  write_file(path("rgb.raw"), rgb.substr(rgb.size() - 50 * 40 * 3));
+  c = vlec("-f --codec wavelet --shape 50x40 --planes 3 --no-rct rgb.raw");
+  ASSERT_EQ(c.code, 0) << describe(c);
+  ASSERT_EQ(vlec("-f -d -o rgb.back rgb.raw.vlec").code, 0);
+  EXPECT_TRUE(contents("rgb.back") == contents("rgb.raw"));
+}
+
+TEST_F(Cli, WaveletErrors) {
+  const std::string img = pnm_image(false, 255, 40, 30, test_seed(140));
+  write_file(path("img.pgm"), img);
+  write_file(path("plain.bin"), make_data("text", 1200, test_seed(141)));
+  EXPECT_EQ(vlec("--codec wavelet plain.bin").code, 1) << "raw input without --shape";
+  EXPECT_EQ(vlec("--codec wavelet --shape 10x0 plain.bin").code, 1);
+  EXPECT_EQ(vlec("--codec wavelet --shape 10xx2 plain.bin").code, 1);
+  EXPECT_EQ(vlec("--codec wavelet --shape 10x10 --dtype u32 plain.bin").code, 1);
+  EXPECT_EQ(vlec("--codec wavelet --planes 5 --shape 10x10 plain.bin").code, 1);
+  EXPECT_EQ(vlec("--codec wavelet --shape 10x10 plain.bin").code, 2) << "size does not match the shape";
+  EXPECT_FALSE(exists("plain.bin.vlec"));
+  write_file(path("cut.pgm"), img.substr(0, img.size() - 7));
+  EXPECT_EQ(vlec("--codec wavelet cut.pgm").code, 2) << "truncated PGM";
+  write_file(path("long.pgm"), img + "x");
+  EXPECT_EQ(vlec("--codec wavelet long.pgm").code, 2) << "trailing data";
+  write_file(path("bad.pgm"), "P5\n40 30\n70000\n" + img.substr(img.size() - 1200));
+  EXPECT_EQ(vlec("--codec wavelet bad.pgm").code, 2) << "maxval above 65535";
+  EXPECT_FALSE(exists("cut.pgm.vlec") || exists("long.pgm.vlec") || exists("bad.pgm.vlec"));
+  // A damaged wavelet stream is reported as corrupt, with no output left behind.
+  ASSERT_EQ(vlec("-f --codec wavelet img.pgm").code, 0);
+  std::string s = contents("img.pgm.vlec");
+  s[s.size() / 2] ^= 0x21;
+  write_file(path("bad.vlec"), s);
+  EXPECT_EQ(vlec("-d bad.vlec -o bad.out").code, 3);
+  EXPECT_FALSE(exists("bad.out"));
   EXPECT_TRUE(temporaries().empty());
 }
 

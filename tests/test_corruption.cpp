@@ -507,8 +507,10 @@ std::vector<Rewrite> header_rewrites(const Case& c) {
   v.push_back({"frame_bytes = 0", set64(24, 0), ErrorCode::corrupt_stream});
   for (std::size_t at = 40; at < 48; ++at)
     v.push_back({"reserved byte " + std::to_string(at) + " = 1", set8(at, 1), ErrorCode::corrupt_stream});
-  for (uint32_t f : {1u, 2u, 0x80000000u})
+  for (uint32_t f : {2u, 0x80000000u, 3u})
     v.push_back({"required_features = " + std::to_string(f), set32(32, f), ErrorCode::unsupported_version});
+  // Bit 0 announces the wavelet codec; on another codec it is damage.
+  v.push_back({"required_features = 1", set32(32, 1), ErrorCode::corrupt_stream});
   v.push_back({"format major 2", set8(4, 2), ErrorCode::unsupported_version});
   v.push_back({"format major 255", set8(4, 255), ErrorCode::unsupported_version});
   v.push_back({"format major 0", set8(4, 0), ErrorCode::corrupt_stream});

@@ -15,11 +15,16 @@ namespace vlec {
 enum class DType : uint8_t { u8 = 1, u16 = 2, u32 = 4, u64 = 8 };
 
 // Codec of a frame. The numeric value is stored in the frame header.
-enum class Codec : uint8_t { raw = 0, huffman = 1, rle = 2, rle_huffman = 3 };
+// wavelet (4) frames hold an image or volume coded after the 5/3 wavelet
+// transform (vlec/wavelet.hpp); they need format 1.1 readers.
+enum class Codec : uint8_t { raw = 0, huffman = 1, rle = 2, rle_huffman = 3, wavelet = 4 };
 
 // What the caller asks for: a codec, or `automatic` to let vlec pick one from
-// the histogram and run statistics of the data.
-enum class CodecChoice : uint8_t { automatic, raw, huffman, rle, rle_huffman };
+// the histogram and run statistics of the data (never wavelet). `wavelet`
+// through vlec::compress codes the (non-empty) input as a one-dimensional
+// u8/u16 signal; images and volumes go through vlec::wavelet_compress, which
+// knows their shape.
+enum class CodecChoice : uint8_t { automatic, raw, huffman, rle, rle_huffman, wavelet };
 
 enum class Backend : uint8_t { automatic, cpu, cuda };
 

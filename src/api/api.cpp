@@ -1,6 +1,7 @@
 // api/api.cpp: the public host-buffer API. It validates the caller's
 // arguments, picks backend and codec, and walks the frames of a stream; the
 // coding itself is done by the CPU backend (cpu/) or the CUDA backend (cuda/).
+#include <algorithm>
 #include <cstring>
 
 #include "common/bits.hpp"
@@ -10,6 +11,8 @@
 #include "cuda/backend.hpp"
 #include "format/frame.hpp"
 #include "vlec/vlec.hpp"
+#include "vlec/wavelet.hpp"
+#include "wavelet/codec.hpp"
 
 namespace vlec {
 
@@ -38,27 +41,58 @@ Codec resolve_codec(const void* input, std::size_t bytes, const CompressOptions&
     case CodecChoice::huffman: return Codec::huffman;
     case CodecChoice::rle: return Codec::rle;
     case CodecChoice::rle_huffman: return Codec::rle_huffman;
+    case CodecChoice::wavelet: return Codec::wavelet;
     case CodecChoice::automatic: break;
   }
   return cpu::choose_codec(static_cast<const uint8_t*>(input), bytes / dtype_bytes(o.dtype), o.dtype, o.threads);
 }
 
-template <typename Visit>
-void for_each_frame(const uint8_t* s, std::size_t bytes, Visit&& visit) {
+// Walks the frames of a stream: `visit` gets each ordinary frame (parsed and
+// checked), `visit_wavelet` each wavelet frame (parsed and checked).
+template <typename Visit, typename VisitWavelet>
+void for_each_frame(const uint8_t* s, std::size_t bytes, Visit&& visit, VisitWavelet&& visit_wavelet) {
   uint64_t at = 0;
   SAFETY_CHECK(bytes > 0, ErrorCode::truncated_stream, "empty input is not a vlec stream");
   while (at < bytes) {
+    if (format::read_fixed_header(s + at, bytes - at, at).codec == Codec::wavelet) {
+      const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(s + at, bytes - at, at);
+      visit_wavelet(w);
+      at += w.frame.frame_bytes;
+      continue;
+    }
     const format::ParsedFrame f = format::parse_frame(s + at, bytes - at, at);
     visit(f);
     at += f.header.frame_bytes;
   }
 }
 
+// vlec::compress with CodecChoice::wavelet: the input as a 1D signal.
+WaveletImage signal_of(std::size_t bytes, const CompressOptions& o) {
+  VLEC_REQUIRE(o.dtype == DType::u8 || o.dtype == DType::u16, "the wavelet codec takes u8 or u16 samples, not ",
+               to_string(o.dtype));
+  VLEC_REQUIRE(bytes % dtype_bytes(o.dtype) == 0, "input of ", bytes, " bytes is not a whole number of ",
+               to_string(o.dtype), " elements");
+  WaveletImage im;
+  im.width = bytes / dtype_bytes(o.dtype);
+  im.dtype = o.dtype;
+  return im;
+}
+
+WaveletOptions wavelet_options_of(const CompressOptions& o) {
+  WaveletOptions w;
+  w.threads = o.threads;
+  w.backend = o.backend;
+  return w;
+}
+
 }  // namespace
 
 std::size_t compress_bound(std::size_t input_bytes, const CompressOptions& o) {
   const std::size_t w = dtype_bytes(o.dtype);
-  return cpu::raw_frame_bytes(input_bytes / w, static_cast<unsigned>(w), chunk_elements_of(o));
+  const std::size_t raw = cpu::raw_frame_bytes(input_bytes / w, static_cast<unsigned>(w), chunk_elements_of(o));
+  if (o.codec == CodecChoice::wavelet && input_bytes >= w)
+    return std::max(raw, wavelet_compress_bound(signal_of(input_bytes, o), 0));
+  return raw;
 }
 
 namespace {
@@ -92,6 +126,7 @@ auto compress_with(const void* input, std::size_t bytes, const CompressOptions& 
 }  // namespace
 
 std::vector<uint8_t> compress(const void* input, std::size_t bytes, const CompressOptions& o) {
+  if (o.codec == CodecChoice::wavelet) return wavelet_compress(input, signal_of(bytes, o), wavelet_options_of(o));
   const uint64_t elements = bytes / dtype_bytes(o.dtype);
   return compress_with(
       input, bytes, o,
@@ -103,6 +138,8 @@ std::vector<uint8_t> compress(const void* input, std::size_t bytes, const Compre
 
 std::size_t compress(const void* input, std::size_t bytes, void* out, std::size_t capacity,
                      const CompressOptions& o) {
+  if (o.codec == CodecChoice::wavelet)
+    return wavelet_compress(input, signal_of(bytes, o), out, capacity, wavelet_options_of(o));
   const uint64_t elements = bytes / dtype_bytes(o.dtype);
   return compress_with(
       input, bytes, o,
@@ -145,6 +182,10 @@ StreamInfo inspect(const void* stream, std::size_t bytes) {
     info.frames.push_back(fi);
     info.elements += h.elements;
     info.decompressed_bytes += h.elements * h.width;
+  }, [&](const wavelet::ParsedWavelet& w) {
+    info.frames.push_back(wavelet::frame_info(w));
+    info.elements += w.frame.elements;
+    info.decompressed_bytes += w.output_bytes();
   });
   info.stream_bytes = bytes;
   return info;
@@ -155,7 +196,8 @@ uint64_t decompressed_size(const void* stream, std::size_t bytes) {
   // believed, so a corrupt count cannot make a caller allocate a huge buffer.
   uint64_t total = 0;
   for_each_frame(static_cast<const uint8_t*>(stream), bytes,
-                 [&](const format::ParsedFrame& f) { total += f.header.elements * f.header.width; });
+                 [&](const format::ParsedFrame& f) { total += f.header.elements * f.header.width; },
+                 [&](const wavelet::ParsedWavelet& w) { total += w.output_bytes(); });
   return total;
 }
 
@@ -176,6 +218,13 @@ std::size_t decompress(const void* stream, std::size_t bytes, void* out, std::si
     else
       cpu::decompress_frame(f, target, o.threads);
     if (!copy.empty()) std::memcpy(dst, copy.data(), n);
+    written += n;
+  }, [&](const wavelet::ParsedWavelet& w) {
+    // Wavelet frames decode on the CPU (the GPU path is still to come).
+    const uint64_t n = w.output_bytes();
+    SAFETY_CHECK(n <= capacity - written, ErrorCode::output_too_small, "decompressed data needs more than the ",
+                 capacity, " bytes of the output buffer");
+    wavelet::decompress(w, static_cast<uint8_t*>(out) + written, o.threads);
     written += n;
   });
   return written;
@@ -200,5 +249,10 @@ Codec choose_codec(const void* input, std::size_t bytes, DType dtype) {
 }
 
 bool cuda_available() { return cuda::available(); }
+
+WaveletImage wavelet_image(const void* stream, std::size_t bytes) {
+  VLEC_REQUIRE(stream != nullptr || bytes == 0, "null stream");
+  return wavelet::parse_wavelet_frame(static_cast<const uint8_t*>(stream), bytes, 0).header.image;
+}
 
 }  // namespace vlec

@@ -45,6 +45,7 @@ std::string_view to_string(Codec c) {
     case Codec::huffman: return "huffman";
     case Codec::rle: return "rle";
     case Codec::rle_huffman: return "rle+huffman";
+    case Codec::wavelet: return "wavelet";
   }
   return "?";
 }
@@ -56,6 +57,7 @@ std::string_view to_string(CodecChoice c) {
     case CodecChoice::huffman: return "huffman";
     case CodecChoice::rle: return "rle";
     case CodecChoice::rle_huffman: return "rle+huffman";
+    case CodecChoice::wavelet: return "wavelet";
   }
   return "?";
 }
@@ -77,7 +79,7 @@ std::optional<DType> parse_dtype(std::string_view s) {
 
 std::optional<CodecChoice> parse_codec(std::string_view s) {
   for (CodecChoice c : {CodecChoice::automatic, CodecChoice::raw, CodecChoice::huffman,
-                        CodecChoice::rle, CodecChoice::rle_huffman})
+                        CodecChoice::rle, CodecChoice::rle_huffman, CodecChoice::wavelet})
     if (s == to_string(c)) return c;
   return std::nullopt;
 }

@@ -220,6 +220,7 @@ std::vector<uint8_t> code_frame(FrameJob& job, const uint8_t* input, uint64_t el
     case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length); break;
     case Codec::rle: compress_rle(job); break;
     case Codec::rle_huffman: codebooks = compress_rle_huffman(job, p.max_code_length); break;
+    case Codec::wavelet: VLEC_REQUIRE(false, "wavelet frames are written by wavelet_compress, not the frame encoder");
   }
   return header_area(job, codebooks);
 }

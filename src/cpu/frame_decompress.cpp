@@ -83,6 +83,9 @@ void decompress_frame(const format::ParsedFrame& f, uint8_t* out, unsigned threa
         case Codec::rle_huffman:
           decode_rle_huffman_chunk(src, e.stored_bytes, e.aux, w, n, tables, dst, c);
           break;
+        case Codec::wavelet:  // parse_frame() never lets one through
+          SAFETY_CHECK(false, ErrorCode::corrupt_stream, "chunk ", c, " belongs to a wavelet frame");
+          break;
       }
     }
     } catch (const Error& err) {

@@ -38,9 +38,14 @@ uint64_t payload_bytes(const std::vector<ChunkEntry>& index) {
 
 std::vector<uint8_t> write_header_area(FrameHeader& h, const std::vector<uint8_t>& codebooks,
                                        const std::vector<ChunkEntry>& index) {
+  return write_header_area(h, codebooks, index, payload_bytes(index));
+}
+
+std::vector<uint8_t> write_header_area(FrameHeader& h, const std::vector<uint8_t>& codebooks,
+                                       const std::vector<ChunkEntry>& index, uint64_t payload) {
   h.codebooks_bytes = static_cast<uint32_t>(codebooks.size());
   const uint64_t area = h.header_area_bytes();
-  h.frame_bytes = area + payload_bytes(index);
+  h.frame_bytes = area + payload;
   std::vector<uint8_t> out(area, 0);
   uint8_t* p = out.data();
   store_le32(p + 0, kMagic);
@@ -77,19 +82,29 @@ FrameHeader read_fixed_header(const uint8_t* d, std::size_t available, uint64_t 
   h.minor = d[5];
   SAFETY_CHECK(h.major <= kFormatMajor, ErrorCode::unsupported_version, "frame at byte ", at,
                " has format version ", unsigned{h.major}, ".", unsigned{h.minor},
-               ", newer than this reader's ", unsigned{kFormatMajor}, ".", unsigned{kFormatMinor});
+               ", newer than this reader's ", unsigned{kFormatMajor}, ".", unsigned{kReaderMinor});
   SAFETY_CHECK(h.major >= 1, ErrorCode::corrupt_stream, "frame at byte ", at, " has format version 0");
   h.required_features = load_le32(d + 32);
-  SAFETY_CHECK(h.required_features == 0, ErrorCode::unsupported_version, "frame at byte ", at,
+  SAFETY_CHECK((h.required_features & ~kFeatureWavelet) == 0, ErrorCode::unsupported_version, "frame at byte ", at,
                " requires features 0x", std::hex, h.required_features, std::dec,
                " that this reader does not know");
-  SAFETY_CHECK(d[6] <= 3, ErrorCode::corrupt_stream, "frame at byte ", at, " has unknown codec ", unsigned{d[6]});
+  SAFETY_CHECK(d[6] <= 4, ErrorCode::corrupt_stream, "frame at byte ", at, " has unknown codec ", unsigned{d[6]});
   h.codec = static_cast<Codec>(d[6]);
+  const bool wavelet = h.codec == Codec::wavelet;
+  // The wavelet codec is exactly what required bit 0 announces: one without
+  // the other is a damaged header, not a newer writer.
+  SAFETY_CHECK(wavelet == ((h.required_features & kFeatureWavelet) != 0), ErrorCode::corrupt_stream, "frame at byte ",
+               at, wavelet ? " has codec wavelet without required feature bit 0"
+                           : " sets required feature bit 0 (wavelet) but not codec wavelet");
+  SAFETY_CHECK(!wavelet || h.minor >= kFormatMinorWavelet, ErrorCode::corrupt_stream, "wavelet frame at byte ", at,
+               " claims format version 1.", unsigned{h.minor});
   h.width = d[7];
   SAFETY_CHECK(valid_width(h.width), ErrorCode::corrupt_stream, "frame at byte ", at,
                " has invalid element width ", unsigned{h.width});
   SAFETY_CHECK(h.codec != Codec::huffman || h.width <= 4, ErrorCode::corrupt_stream, "frame at byte ", at,
                " is Huffman-coded with ", unsigned{h.width}, "-byte elements");
+  SAFETY_CHECK(!wavelet || h.width <= 2, ErrorCode::corrupt_stream, "wavelet frame at byte ", at, " has ",
+               unsigned{h.width}, "-byte samples");
   h.elements = load_le64(d + 8);
   h.chunk_elements = load_le32(d + 16);
   h.codebooks_bytes = load_le32(d + 20);
@@ -97,11 +112,23 @@ FrameHeader read_fixed_header(const uint8_t* d, std::size_t available, uint64_t 
   h.optional_features = load_le32(d + 36);
   SAFETY_CHECK(load_le64(d + 40) == 0, ErrorCode::corrupt_stream, "frame at byte ", at,
                " has non-zero reserved header bytes");
+  SAFETY_CHECK(h.elements <= (uint64_t{1} << 56) / h.width, ErrorCode::corrupt_stream, "frame at byte ", at,
+               " claims an impossible element count ", h.elements);
+  if (wavelet) {
+    // No chunks of its own (chunk_elements 0, so no index); the section holds
+    // the wavelet header, the group table and the container prefix (§10).
+    SAFETY_CHECK(h.chunk_elements == 0, ErrorCode::corrupt_stream, "wavelet frame at byte ", at,
+                 " has chunk size ", h.chunk_elements, " (must be 0)");
+    SAFETY_CHECK(h.codebooks_bytes % 4 == 0 && h.codebooks_bytes <= kMaxCodebooksBytes && h.codebooks_bytes >= 48,
+                 ErrorCode::corrupt_stream, "wavelet frame at byte ", at, " has invalid section size ",
+                 h.codebooks_bytes);
+    SAFETY_CHECK(h.frame_bytes % 8 == 0 && h.frame_bytes >= h.header_area_bytes(), ErrorCode::corrupt_stream,
+                 "frame at byte ", at, " has invalid frame size ", h.frame_bytes);
+    return h;
+  }
   SAFETY_CHECK(h.chunk_elements >= kChunkGranule && h.chunk_elements <= kMaxChunkElements &&
                    h.chunk_elements % kChunkGranule == 0,
                ErrorCode::corrupt_stream, "frame at byte ", at, " has invalid chunk size ", h.chunk_elements);
-  SAFETY_CHECK(h.elements <= (uint64_t{1} << 56) / h.width, ErrorCode::corrupt_stream, "frame at byte ", at,
-               " claims an impossible element count ", h.elements);
   const unsigned books = codebook_count(h.codec);
   SAFETY_CHECK(h.codebooks_bytes % 4 == 0 && h.codebooks_bytes <= kMaxCodebooksBytes &&
                    h.codebooks_bytes >= 8 * books && (books > 0 || h.codebooks_bytes == 0),
@@ -132,6 +159,8 @@ ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::siz
   f.stream_offset = at;
   f.header = read_fixed_header(d, available, at);
   const FrameHeader& h = f.header;
+  SAFETY_CHECK(h.codec != Codec::wavelet, ErrorCode::unsupported_version, "frame at byte ", at,
+               " is a wavelet frame, which only vlec::decompress reads (not this decoder)");
   const uint64_t area = h.header_area_bytes();
   SAFETY_CHECK(available >= area, ErrorCode::truncated_stream, "stream ends inside the header of the frame at byte ", at);
   SAFETY_CHECK(checksum64(d, area - kChecksumBytes) == load_le64(d + area - kChecksumBytes),

@@ -19,7 +19,12 @@ namespace vlec::format {
 
 constexpr uint32_t kMagic = 0x43454C56;  // bytes "VLEC"
 constexpr uint8_t kFormatMajor = 1;
-constexpr uint8_t kFormatMinor = 0;
+constexpr uint8_t kFormatMinor = 0;        // what huffman, rle and raw frames are written with
+constexpr uint8_t kFormatMinorWavelet = 1;  // wavelet frames need a 1.1 reader
+constexpr uint8_t kReaderMinor = 1;         // the newest minor version this reader knows
+// Required-feature bits (docs/FORMAT.md §2.2): a reader rejects a frame that
+// sets a bit it does not know.
+constexpr uint32_t kFeatureWavelet = 1u << 0;  // codec 4: a wavelet frame (§10)
 constexpr std::size_t kFixedHeaderBytes = 48;
 constexpr std::size_t kIndexEntryBytes = 16;
 constexpr std::size_t kChecksumBytes = 8;
@@ -33,7 +38,7 @@ struct FrameHeader {
   uint8_t width = 1;             // element width in bytes
   uint64_t elements = 0;
   uint32_t chunk_elements = 0;
-  uint32_t codebooks_bytes = 0;  // size of the codebook section
+  uint32_t codebooks_bytes = 0;  // size of the codebook section (wavelet: of the wavelet section)
   uint64_t frame_bytes = 0;      // whole frame, headers included
   uint32_t required_features = 0;
   uint32_t optional_features = 0;
@@ -63,9 +68,14 @@ uint32_t codebook_alphabet_limit(Codec c, unsigned width, unsigned which);
 // h.frame_bytes from the payload size. Returns the bytes to write before the payload.
 std::vector<uint8_t> write_header_area(FrameHeader& h, const std::vector<uint8_t>& codebooks,
                                        const std::vector<ChunkEntry>& index);
+// The same with a payload of `payload` bytes that is not described by an
+// index (wavelet frames: the section is passed as `codebooks`).
+std::vector<uint8_t> write_header_area(FrameHeader& h, const std::vector<uint8_t>& codebooks,
+                                       const std::vector<ChunkEntry>& index, uint64_t payload);
 uint64_t payload_bytes(const std::vector<ChunkEntry>& index);
 
 // Check the fixed header at `data` (at least kFixedHeaderBytes available).
+// Wavelet frames pass this check; their sections are read by wavelet/.
 // `stream_offset` is the frame's position in the stream, for error messages.
 FrameHeader read_fixed_header(const uint8_t* data, std::size_t available, uint64_t stream_offset);
 

@@ -21,6 +21,8 @@
 
 #include "exit_codes.hpp"
 #include "progress.hpp"
+#include "vlec/wavelet.hpp"
+#include "wavelet/pnm.hpp"
 
 namespace vlec::cli {
 
@@ -160,6 +162,90 @@ void compress_one(const std::string& input, const Settings& s, const vlec::Compr
                  ratio_text(in.consumed(), out.written()).c_str(), codecs.str().c_str(), dtype_name.c_str(),
                  static_cast<unsigned long long>(frames), frames == 1 ? "" : "s",
                  format_rate(in.consumed(), secs).c_str(), out.label().c_str());
+  }
+}
+
+// Reads a whole input (a wavelet image is one frame), refusing more than
+// kMaxWaveletInputBytes.
+std::vector<uint8_t> read_image(InputFile& in) {
+  if (in.size() && *in.size() > kMaxWaveletInputBytes)
+    throw CliError(kExitInput, "image of " + std::to_string(*in.size()) + " bytes is above the wavelet codec's limit of " +
+                                   std::to_string(kMaxWaveletInputBytes) + " bytes (one frame per image)");
+  std::vector<uint8_t> data;
+  constexpr std::size_t kStep = std::size_t{16} << 20;
+  for (;;) {
+    const std::size_t have = data.size();
+    data.resize(have + kStep);
+    const std::size_t got = in.read_full(data.data() + have, kStep);
+    data.resize(have + got);
+    if (data.size() > kMaxWaveletInputBytes)
+      throw CliError(kExitInput, "image is above the wavelet codec's limit of " +
+                                     std::to_string(kMaxWaveletInputBytes) + " bytes (one frame per image)");
+    if (got < kStep) return data;
+  }
+}
+
+// --codec wavelet: a PGM/PPM file (shape, planes and type from its header,
+// which the frame keeps so that -d restores the file byte for byte), or a
+// raw file described by --shape, --planes and --dtype.
+void compress_wavelet_one(const std::string& input, const Settings& s, const vlec::CompressOptions& opts) {
+  const std::string out_path = output_path_for(input, s);
+  if (is_stdio_name(out_path) && stdout_is_terminal() && !s.force)
+    throw CliError(kExitOutput, "refusing to write compressed data to a terminal (use -f to force, or -o FILE)");
+  auto start = Clock::now();
+  InputFile in(input);
+  OutputFile out(out_path, policy_for(in, s));
+  const std::vector<uint8_t> data = read_image(in);
+
+  vlec::WaveletOptions wo;
+  wo.levels = s.wavelet.levels;
+  wo.colour_transform = !s.wavelet.no_colour_transform;
+  wo.threads = opts.threads;
+  wo.backend = opts.backend;
+  vlec::WaveletImage im;
+  std::vector<uint8_t> stream;
+  std::string kind = "raw";
+  if (s.wavelet.shape.empty()) {
+    if (!vlec::pnm::looks_like_pnm(data.data(), data.size()))
+      throw CliError(kExitUsage, "--codec wavelet needs --shape WxH[xD] (and --dtype, --planes) for a raw input; "
+                                 "only binary PGM (P5) and PPM (P6) files describe themselves");
+    vlec::pnm::Parsed p;
+    try {
+      p = vlec::pnm::parse(data.data(), data.size());
+    } catch (const vlec::Error& e) {
+      throw CliError(kExitInput, e.what());
+    }
+    im = p.image;
+    vlec::pnm::set_container(data.data(), p, wo);
+    const std::vector<uint8_t> samples = vlec::pnm::host_samples(data.data(), p);
+    stream = vlec::wavelet_compress(samples.data(), im, wo);
+    kind = p.image.planes == 3 ? "PPM" : "PGM";
+  } else {
+    const std::vector<uint64_t> dims = parse_shape(s.wavelet.shape);
+    if (opts.dtype != vlec::DType::u8 && opts.dtype != vlec::DType::u16)
+      throw CliError(kExitUsage, "--codec wavelet takes --dtype u8 or u16");
+    im.width = dims[0], im.height = dims[1], im.depth = dims[2];
+    im.planes = s.wavelet.planes;
+    im.dtype = opts.dtype;
+    const uint64_t width = vlec::dtype_bytes(im.dtype);
+    uint64_t want = width * im.planes;  // grows only while below the limit: no overflow
+    for (uint64_t d : dims) want = d <= kMaxWaveletInputBytes / want ? want * d : kMaxWaveletInputBytes + 1;
+    if (data.size() != want)
+      throw CliError(kExitInput, "input of " + std::to_string(data.size()) + " bytes does not hold a " +
+                                     s.wavelet.shape + " image of " + std::to_string(im.planes) + " " +
+                                     std::string(vlec::to_string(im.dtype)) + " plane(s)");
+    stream = vlec::wavelet_compress(data.data(), im, wo);
+  }
+  out.write(stream.data(), stream.size());
+  finish(in, out, s);
+  if (s.verbose) {
+    double secs = std::chrono::duration<double>(Clock::now() - start).count();
+    std::fprintf(stderr, "%s: %llu -> %llu bytes (%s), ratio %s, codec wavelet, %s %zux%zux%zu, %u plane%s, %s, %s -> %s\n",
+                 in.label().c_str(), static_cast<unsigned long long>(data.size()),
+                 static_cast<unsigned long long>(out.written()), percent(out.written(), data.size()).c_str(),
+                 ratio_text(data.size(), out.written()).c_str(), kind.c_str(), im.width, im.height, im.depth,
+                 im.planes, im.planes == 1 ? "" : "s", std::string(vlec::to_string(im.dtype)).c_str(),
+                 format_rate(data.size(), secs).c_str(), out.label().c_str());
   }
 }
 
@@ -304,6 +390,8 @@ int run_codec(const Settings& s) {
     try {
       if (s.decompress)
         decompress_one(input, s, dopts);
+      else if (copts.codec == vlec::CodecChoice::wavelet)
+        compress_wavelet_one(input, s, copts);
       else
         compress_one(input, s, copts);
     } catch (...) {

@@ -38,10 +38,11 @@ void add_codec_options(CLI::App& app, CodecSettings& c, bool dtype_defaults_to_g
   app.add_option("-T,--threads", c.threads, "CPU threads (0 = all cores; default 0)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--codec", c.codec, "codec: auto, huffman, rle, rle+huffman, raw (default auto)")
+  app.add_option("--codec", c.codec,
+                 "codec: auto, huffman, rle, rle+huffman, raw, wavelet (default auto; auto never picks wavelet)")
       ->type_name("CODEC")
       ->check(spelling([](const std::string& s) { return vlec::parse_codec(s).has_value(); }, "codec",
-                       "auto, huffman, rle, rle+huffman, raw"));
+                       "auto, huffman, rle, rle+huffman, raw, wavelet"));
   app.add_option("--dtype", c.dtype,
                  dtype_defaults_to_generator
                      ? "element type: u8, u16, u32, u64 (default: the generator's, or u8 for a file)"
@@ -67,6 +68,8 @@ const char* kFooter =
     "  vlec --dtype u16 -T8 q.bin    compress 16-bit elements with 8 threads\n"
     "  cat x | vlec -c | vlec -d -c  stream through pipes\n"
     "  vlec info data.bin.vlec       show what a stream contains\n"
+    "  vlec --codec wavelet img.ppm  lossless image coding (PGM/PPM; -d restores the file byte for byte)\n"
+    "  vlec --codec wavelet --shape 512x512x256 --dtype u16 vol.raw   a raw u16 volume\n"
     "  vlec bench --synthetic text   compare with zlib's Huffman-only mode\n"
     "\n"
     "A file literally named 'info' or 'bench' can be given as ./info.\n"
@@ -103,6 +106,17 @@ int main(int argc, char** argv) {
   auto* opt_verbose = app.add_flag("-v,--verbose", s.verbose, "print sizes, ratio, codec and speed to stderr");
   app.add_flag("-q,--quiet", s.quiet, "print nothing but errors")->excludes(opt_verbose);
   add_codec_options(app, s.codec, false);
+  app.add_option("--shape", s.wavelet.shape,
+                 "--codec wavelet: image shape WxH or WxHxD of a raw input (a PGM/PPM input needs none)")
+      ->type_name("WxH[xD]");
+  app.add_option("--planes", s.wavelet.planes, "--codec wavelet: interleaved planes of a raw input, 1..4 (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1u, 4u));
+  app.add_option("--levels", s.wavelet.levels, "--codec wavelet: transform levels (default 0 = automatic)")
+      ->type_name("N")
+      ->check(CLI::Range(0u, 32u));
+  app.add_flag("--no-rct", s.wavelet.no_colour_transform,
+               "--codec wavelet: no reversible colour transform on planes 0..2");
   app.add_option("--frame-size", s.frame_mib,
                  "compress in frames of this many MiB; bounds memory (default 256)")
       ->type_name("MiB")

@@ -5,6 +5,7 @@
 // value is reported as a usage error (exit 1) before any file is touched.
 #include "options.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "exit_codes.hpp"
@@ -40,7 +41,7 @@ vlec::CompressOptions make_compress_options(const CodecSettings& s) {
   auto codec = vlec::parse_codec(s.codec);
   if (!codec)
     throw CliError(kExitUsage,
-                   "unknown codec '" + s.codec + "' (choose auto, huffman, rle, rle+huffman or raw)");
+                   "unknown codec '" + s.codec + "' (choose auto, huffman, rle, rle+huffman, raw or wavelet)");
   o.codec = *codec;
   o.dtype = parse_dtype_or_throw(s.dtype);
   if (s.chunk_elements % 128 != 0)
@@ -52,6 +53,27 @@ vlec::CompressOptions make_compress_options(const CodecSettings& s) {
   o.max_code_length = s.max_code_length;
   o.backend = parse_backend_or_throw(s.backend);
   return o;
+}
+
+std::vector<uint64_t> parse_shape(const std::string& s) {
+  std::vector<uint64_t> dims;
+  std::size_t at = 0;
+  auto bad = [&] { return CliError(kExitUsage, "--shape '" + s + "': expected WxH or WxHxD (positive integers)"); };
+  while (at <= s.size()) {
+    const std::size_t end = std::min(s.find('x', at), s.size());
+    if (end == at || end - at > 18) throw bad();
+    uint64_t v = 0;
+    for (std::size_t i = at; i < end; ++i) {
+      if (s[i] < '0' || s[i] > '9') throw bad();
+      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+    }
+    if (v == 0) throw bad();
+    dims.push_back(v);
+    at = end + 1;
+  }
+  if (dims.empty() || dims.size() > 3) throw bad();
+  dims.resize(3, 1);
+  return dims;
 }
 
 vlec::DecompressOptions make_decompress_options(const CodecSettings& s) {

@@ -28,9 +28,22 @@ struct CodecSettings {
   unsigned max_code_length = 0;  // 0 = chosen from the data
 };
 
+// Options of --codec wavelet (images and volumes).
+struct WaveletSettings {
+  std::string shape;        // "WxH" or "WxHxD" (or "N"); empty = from a PGM/PPM header
+  unsigned planes = 1;      // interleaved planes of a raw input, 1..4
+  unsigned levels = 0;      // 0 = automatic
+  bool no_colour_transform = false;
+};
+
+// Images larger than this are refused by --codec wavelet: the whole image is
+// one frame, held in memory with ~9 bytes of working memory per sample.
+constexpr uint64_t kMaxWaveletInputBytes = uint64_t{4} << 30;
+
 // The compress/decompress command (the tool without a subcommand).
 struct Settings {
   CodecSettings codec;
+  WaveletSettings wavelet;
   bool decompress = false;
   bool to_stdout = false;       // -c
   std::string output;           // -o; empty = derived from the input
@@ -47,6 +60,9 @@ struct Settings {
 vlec::CompressOptions make_compress_options(const CodecSettings& s);
 vlec::DecompressOptions make_decompress_options(const CodecSettings& s);
 vlec::DType parse_dtype_or_throw(const std::string& s);
+
+// "WxH[xD]" or "N" -> extents (a missing extent is 1). Throws CliError(kExitUsage).
+std::vector<uint64_t> parse_shape(const std::string& s);
 
 // Threads the library will use for `threads` (0 = all hardware threads).
 unsigned effective_threads(int threads);

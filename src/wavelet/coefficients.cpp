@@ -1,0 +1,190 @@
+// wavelet/coefficients.cpp: see coefficients.hpp. The plane loops run on all
+// threads over row blocks; the bit packing is one sequential 64-bit
+// accumulator pass per group (groups themselves run in parallel).
+#include "wavelet/coefficients.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "common/bits.hpp"
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "huffman/codebook.hpp"
+
+namespace vlec::wavelet {
+
+namespace {
+
+constexpr std::size_t kPixelsPerJob = std::size_t{1} << 16;
+
+template <typename T>
+void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int32_t* planar, unsigned threads) {
+  const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
+  parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+    const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
+    for (std::size_t i = j * kPixelsPerJob; i < end; ++i) {
+      const T* px = in + i * planes;
+      unsigned p = 0;
+      if (rct) {
+        const int32_t r = px[0], g = px[1], b = px[2];
+        planar[i] = (r + 2 * g + b) >> 2;
+        planar[pixels + i] = b - g;
+        planar[2 * pixels + i] = r - g;
+        p = 3;
+      }
+      for (; p < planes; ++p) planar[p * pixels + i] = px[p];
+    }
+  });
+}
+
+template <typename T>
+void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool rct, bool big_endian, uint8_t* out,
+                unsigned threads) {
+  constexpr int32_t kMax = std::numeric_limits<T>::max();
+  const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
+  parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+    const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
+    for (std::size_t i = j * kPixelsPerJob; i < end; ++i) {
+      int32_t v[4];
+      for (unsigned p = 0; p < planes; ++p) v[p] = planar[p * pixels + i];
+      if (rct) {
+        // Modular arithmetic: any int32 input is defined; the range check
+        // below rejects what no encoder produced.
+        const int32_t y = v[0], cb = v[1], cr = v[2];
+        const int32_t g = static_cast<int32_t>(static_cast<uint32_t>(y) -
+                                               static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
+        v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
+        v[1] = g;
+        v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
+      }
+      bool in_range = true;
+      for (unsigned p = 0; p < planes; ++p) in_range &= v[p] >= 0 && v[p] <= kMax;
+      if (!in_range)
+        for (unsigned p = 0; p < planes; ++p)
+          SAFETY_CHECK(v[p] >= 0 && v[p] <= kMax, ErrorCode::corrupt_stream, "wavelet frame decodes sample ", v[p],
+                       " of plane ", p, " at pixel ", i, ", outside the sample type");
+      T px[4];
+      for (unsigned p = 0; p < planes; ++p) {
+        px[p] = static_cast<T>(v[p]);
+        if (sizeof(T) == 2 && big_endian) px[p] = static_cast<T>((px[p] >> 8) | (px[p] << 8));
+      }
+      std::memcpy(out + i * planes * sizeof(T), px, planes * sizeof(T));
+    }
+  });
+}
+
+// Exact coded bits of a histogram with the writer's automatic codebook, plus
+// the serialized codebook itself: with u16 images a codebook of tens of
+// thousands of symbols costs up to 40 KiB, which a larger shift avoids.
+uint64_t huffman_bits(const huffman::Histogram& h) {
+  const huffman::Codebook book = huffman::build_codebook(h);
+  uint64_t bits = 0;
+  for (uint32_t s = 0; s < book.alphabet_size; ++s) bits += h[s] * book.lengths[s];
+  return bits + 8 * uint64_t{huffman::serialize_codebook(book).size()};
+}
+
+}  // namespace
+
+void split_planes(const void* samples, const WaveletImage& im, bool rct, int32_t* planar, unsigned threads) {
+  const std::size_t pixels = im.width * im.height * im.depth;
+  if (im.dtype == DType::u8)
+    split_typed(static_cast<const uint8_t*>(samples), pixels, im.planes, rct, planar, threads);
+  else
+    split_typed(static_cast<const uint16_t*>(samples), pixels, im.planes, rct, planar, threads);
+}
+
+void join_planes(const int32_t* planar, const WaveletImage& im, bool rct, bool big_endian, uint8_t* out,
+                 unsigned threads) {
+  const std::size_t pixels = im.width * im.height * im.depth;
+  if (im.dtype == DType::u8)
+    join_typed<uint8_t>(planar, pixels, im.planes, rct, false, out, threads);
+  else
+    join_typed<uint16_t>(planar, pixels, im.planes, rct, big_endian, out, threads);
+}
+
+unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search, uint64_t* cost_out) {
+  uint32_t top = 0;
+  for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i]);
+  unsigned k = 0;
+  while ((top >> k) >= huffman::kMaxAlphabet) ++k;
+  huffman::Histogram h((top >> k) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++h[z[i] >> k];
+  // Larger shifts: merge pairs of bins.
+  unsigned best_k = k;
+  uint64_t best = huffman_bits(h) + uint64_t{n} * k;
+  // The estimate falls while the dropped bits are noise and rises after, so
+  // the search stops at the second k in a row that does not improve it
+  // (on 16-bit images each step builds a codebook over ~10^4 symbols).
+  unsigned worse = 0;
+  for (unsigned extra = 1; extra <= search && k + 1 <= kMaxShift && h.size() > 1 && worse < 2; ++extra) {
+    ++k;
+    huffman::Histogram next((h.size() + 1) / 2, 0);
+    for (std::size_t s = 0; s < h.size(); ++s) next[s >> 1] += h[s];
+    h.swap(next);
+    const uint64_t cost = huffman_bits(h) + uint64_t{n} * k;
+    if (cost < best) {
+      best = cost, best_k = k, worse = 0;
+    } else {
+      ++worse;
+    }
+  }
+  if (cost_out) *cost_out = best;
+  return best_k;
+}
+
+uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }
+
+void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out) {
+  const uint64_t bytes = low_bits_bytes(n, k);
+  if (bytes == 0) return;  // k = 0: no area (and `out` may be null)
+  std::memset(out, 0, bytes);
+  const uint32_t mask = (1u << k) - 1;
+  uint64_t acc = 0;
+  unsigned have = 0;
+  uint8_t* p = out;
+  for (std::size_t i = 0; i < n; ++i) {
+    acc |= uint64_t{z[i] & mask} << have;
+    have += k;
+    while (have >= 8) {
+      *p++ = static_cast<uint8_t>(acc);
+      acc >>= 8;
+      have -= 8;
+    }
+  }
+  if (have) *p = static_cast<uint8_t>(acc);
+}
+
+void combine(const uint8_t* symbols, unsigned width, const uint8_t* low, std::size_t n, unsigned k, int32_t* out) {
+  if (k == 0) {  // the common case on 8-bit images: no low bits, every symbol fits
+    if (width == 1)
+      for (std::size_t i = 0; i < n; ++i) out[i] = unzigzag(symbols[i]);
+    else
+      for (std::size_t i = 0; i < n; ++i) out[i] = unzigzag(load_le16(symbols + 2 * i));
+    return;
+  }
+  const uint64_t mask = (uint64_t{1} << k) - 1;
+  uint64_t acc = 0;
+  unsigned have = 0;
+  const uint8_t* p = low;
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint64_t s = width == 1 ? symbols[i] : load_le16(symbols + 2 * i);
+    while (have < k) {
+      acc |= uint64_t{*p++} << have;
+      have += 8;
+    }
+    const uint64_t z = (s << k) | (acc & mask);
+    acc >>= k;
+    have -= k;
+    SAFETY_CHECK(z <= UINT32_MAX, ErrorCode::corrupt_stream, "wavelet coefficient ", i, " of a group has ",
+                 "more than 32 bits (symbol ", s, ", shift ", k, ")");
+    out[i] = unzigzag(static_cast<uint32_t>(z));
+  }
+  // Every bit after the last value, up to the end of the padded area, is zero.
+  SAFETY_CHECK(acc == 0, ErrorCode::corrupt_stream, "wavelet low-bit padding is not zero");
+  const uint8_t* end = low + low_bits_bytes(n, k);
+  for (; p < end; ++p)
+    SAFETY_CHECK(*p == 0, ErrorCode::corrupt_stream, "wavelet low-bit padding is not zero");
+}
+
+}  // namespace vlec::wavelet

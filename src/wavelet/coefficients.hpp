@@ -1,0 +1,57 @@
+// wavelet/coefficients.hpp: the sample and coefficient mappings of the
+// wavelet codec (docs/FORMAT.md §10.4-10.5): the reversible colour transform
+// between interleaved samples and planar int32 planes, the zigzag map of
+// signed coefficients to unsigned, and the split of each unsigned value z
+// into a Huffman symbol z >> k and k raw low bits.
+//
+// The split keeps every symbol below the 65,536-symbol Huffman alphabet
+// (u16 images give coefficients of up to ~22 bits) and is chosen per group by
+// the exact coded size, so noisy fine subbands, whose low bits are close to
+// uniform, do not pay for a Huffman code of them either.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vlec/wavelet.hpp"
+
+namespace vlec::wavelet {
+
+constexpr unsigned kMaxShift = 24;
+
+inline uint32_t zigzag(int32_t c) { return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31); }
+inline int32_t unzigzag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u - (z & 1))); }
+
+// Interleaved samples -> planes (plane p at planar + p * N, N = pixels),
+// with the RCT on planes 0..2 when `rct`: Y = floor((R + 2G + B) / 4),
+// Cb = B - G, Cr = R - G.
+void split_planes(const void* samples, const WaveletImage& image, bool rct, int32_t* planar, unsigned threads);
+
+// The inverse, writing u16 samples big-endian when `big_endian`. Throws
+// corrupt_stream when a value falls outside the sample type.
+void join_planes(const int32_t* planar, const WaveletImage& image, bool rct, bool big_endian, uint8_t* out,
+                 unsigned threads);
+
+// The shift k for a group's zigzag values: the smallest size estimate
+// (Huffman bits of z >> k with the writer's codebook, plus k bits each)
+// over the smallest k that keeps z >> k below 65,536 and up to `search`
+// above it, stopping at the second k in a row that does not improve; ties go
+// to the smaller k.
+// `cost`, if given, receives the estimate (bits) of the chosen k.
+unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = 8, uint64_t* cost = nullptr);
+
+// Bytes of the packed low bits of n values: align(ceil(n k / 8), 8).
+uint64_t low_bits_bytes(uint64_t n, unsigned k);
+
+// Low k bits of each value, LSB-first from bit i * k (`out` holds
+// low_bits_bytes(n, k) bytes and is fully written, padding zero).
+void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out);
+
+// Rebuild coefficients from the decoded symbols (width 1 or 2 bytes) and the
+// packed low bits: c = unzigzag((symbol << k) | low). Throws corrupt_stream
+// when a value exceeds 32 bits or the padding bits are not zero.
+void combine(const uint8_t* symbols, unsigned symbol_width, const uint8_t* low_bits, std::size_t n, unsigned k,
+             int32_t* out);
+
+}  // namespace vlec::wavelet

@@ -1,0 +1,276 @@
+// wavelet/encode.cpp: wavelet_compress(). Samples -> (RCT) -> planes ->
+// 5/3 DWT per plane (multithreaded) -> groups of subbands, each zigzagged,
+// split into symbol and low bits (coefficients.hpp) and coded as an ordinary
+// vlec frame with the codec `auto` would pick for the symbols -> one wavelet
+// frame (docs/FORMAT.md §10).
+//
+// Large groups (the finest levels: 3/4 of all coefficients in 2D) are coded
+// one after the other with every thread each; the many small groups are coded
+// side by side, one thread each. Output bytes never depend on the thread count.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+
+#include "common/bits.hpp"
+#include "common/checksum.hpp"
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "cpu/frame_codec.hpp"
+#include "vlec/dwt.hpp"
+#include "vlec/vlec.hpp"
+#include "wavelet/coefficients.hpp"
+#include "wavelet/codec.hpp"
+#include "wavelet/frame_format.hpp"
+
+namespace vlec::wavelet {
+
+namespace {
+
+constexpr std::size_t kLargeGroup = std::size_t{1} << 20;
+
+struct CodedGroup {
+  std::vector<uint8_t> frame;
+  std::vector<uint8_t> low_bits;
+  unsigned shift = 0;
+};
+
+// The embedded frame's codec. Runs can only pay where they are long: with
+// fewer than 3 symbols per run on average, rle+huffman spends more on run
+// lengths than Huffman's 1-bit minimum per symbol saves, so Huffman is taken
+// without the full statistics pass of choose_codec (which would otherwise be
+// the largest cost of the encoder on photographs).
+Codec embedded_codec(const uint32_t* z, std::size_t n, unsigned k, const uint8_t* symbols, DType t, unsigned threads) {
+  std::size_t runs = n ? 1 : 0;
+  for (std::size_t i = 1; i < n; ++i) runs += (z[i] >> k) != (z[i - 1] >> k);
+  if (runs * 3 > n) return Codec::huffman;
+  return cpu::choose_codec(symbols, n, t, threads);
+}
+
+CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes, unsigned threads,
+                      const EncoderTuning& t) {
+  const std::size_t n = group_samples(boxes);
+  std::vector<int32_t> c(n);
+  gather(plane, shape, boxes, c.data());
+  std::vector<uint32_t> z(n);
+  uint32_t top = 0;
+  for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i] = zigzag(c[i]));
+  CodedGroup out;
+  out.shift = choose_shift(z.data(), n, t.shift_search);
+  const unsigned k = out.shift;
+  const DType sym_type = (top >> k) < 256 ? DType::u8 : DType::u16;
+  std::vector<uint8_t> symbols(n * dtype_bytes(sym_type));
+  if (sym_type == DType::u8)
+    for (std::size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>(z[i] >> k);
+  else
+    for (std::size_t i = 0; i < n; ++i) store_le16(&symbols[2 * i], static_cast<uint16_t>(z[i] >> k));
+  cpu::FrameParams p;
+  p.dtype = sym_type;
+  p.threads = threads;
+  p.chunk_elements = kDefaultChunkElements;
+  p.codec = embedded_codec(z.data(), n, k, symbols.data(), sym_type, threads);
+  out.frame = cpu::compress_frame(symbols.data(), n, p);
+  out.low_bits.resize(low_bits_bytes(n, k));
+  pack_low_bits(z.data(), n, k, out.low_bits.data());
+  return out;
+}
+
+// Bits a group costs beyond its code bits: its embedded frame's fixed header,
+// header checksum, chunk index entry and padding, and its table entry.
+constexpr uint64_t kGroupOverheadBits = 8 * (48 + 8 + 16 + 8 + 32);
+
+uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
+                        const EncoderTuning& t) {
+  const std::size_t n = group_samples(boxes);
+  std::vector<int32_t> c(n);
+  gather(plane, shape, boxes, c.data());
+  std::vector<uint32_t> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = zigzag(c[i]);
+  uint64_t bits = 0;
+  choose_shift(z.data(), n, t.shift_search, &bits);
+  return bits + kGroupOverheadBits;
+}
+
+// Whether coding each detail subband of level l with its own codebook is
+// estimated to be smaller than one codebook for the whole level: it is where
+// the subbands' statistics differ (HL/LH/HH of photographs with strong
+// orientation) and the level is large enough to pay for the extra codebooks.
+bool split_pays(const int32_t* plane, const Subbands& sb, unsigned l, const EncoderTuning& t) {
+  std::vector<Box> all;
+  uint64_t split = 0;
+  for (unsigned k = 1; k < kKinds; ++k) {
+    const Box b = sb.detail(l, k);
+    if (!b.samples()) continue;
+    all.push_back(b);
+    split += estimated_bits(plane, sb.shape(), {b}, t);
+  }
+  return all.size() > 1 && split < estimated_bits(plane, sb.shape(), all, t);
+}
+
+std::vector<GroupSpec> choose_groups(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads,
+                                     const EncoderTuning& t) {
+  const unsigned first = first_merged_level(sb);
+  const std::size_t pixels = sb.shape().samples();
+  // decisions[p * first + l]: split level l (1 <= l < first) of plane p.
+  std::vector<uint8_t> decisions(std::size_t{planes} * (first + 1), 0);
+  if (t.grouping == Grouping::adaptive && first > 1) {
+    const std::size_t jobs = std::size_t{planes} * (first - 1);
+    parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+      const unsigned p = static_cast<unsigned>(j / (first - 1));
+      const unsigned l = static_cast<unsigned>(j % (first - 1)) + 1;
+      decisions[p * (first + 1) + l] = split_pays(coeffs + p * pixels, sb, l, t);
+    });
+  }
+  return plan_groups(sb, planes, [&](unsigned p, unsigned l) {
+    switch (t.grouping) {
+      case Grouping::per_level: return false;
+      case Grouping::split_finest: return l <= 2;
+      case Grouping::adaptive: break;
+    }
+    return decisions[p * (first + 1) + l] != 0;
+  });
+}
+
+struct Encoded {
+  std::vector<uint8_t> header_area;  // fixed header, section, checksum
+  std::vector<CodedGroup> groups;
+  uint64_t frame_bytes = 0;
+};
+
+Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions& o, const EncoderTuning& t) {
+  const uint64_t total = checked_samples(im, ErrorCode::invalid_argument);
+  VLEC_REQUIRE(samples != nullptr, "null sample buffer");
+  VLEC_REQUIRE(o.container_prefix.size() <= kWaveletMaxPrefixBytes, "container prefix of ", o.container_prefix.size(),
+               " bytes is above ", kWaveletMaxPrefixBytes);
+  VLEC_REQUIRE(!o.big_endian_output || im.dtype == DType::u16, "big-endian output needs u16 samples");
+  const unsigned threads = resolve_threads(o.threads, ~std::size_t{0});
+  const DwtShape shape{im.width, im.height, im.depth};
+  const std::size_t pixels = shape.samples();
+  Header h;
+  h.image = im;
+  h.levels = effective_levels(shape, o.levels ? o.levels : kAutoLevels);
+  h.rct = o.colour_transform && im.planes >= 3;
+  h.big_endian = o.big_endian_output;
+  h.prefix = o.container_prefix;
+  const std::size_t bytes = total * dtype_bytes(im.dtype);
+  // The plane loops read u16 samples as such: a misaligned caller buffer is
+  // copied once (rare: allocators align).
+  std::vector<uint16_t> aligned;
+  if (im.dtype == DType::u16 && reinterpret_cast<uintptr_t>(samples) % alignof(uint16_t) != 0) {
+    aligned.resize(total);
+    std::memcpy(aligned.data(), samples, bytes);
+    samples = aligned.data();
+  }
+  if (h.big_endian) {
+    std::vector<uint8_t> swapped(bytes);
+    const uint8_t* s = static_cast<const uint8_t*>(samples);
+    for (std::size_t i = 0; i < bytes; i += 2) swapped[i] = s[i + 1], swapped[i + 1] = s[i];
+    h.samples_checksum = checksum64(swapped.data(), bytes);
+  } else {
+    h.samples_checksum = checksum64(samples, bytes);
+  }
+
+  // Planes, then their coefficients.
+  std::vector<int32_t> coeffs(total);
+  {
+    std::vector<int32_t> planar(total);
+    split_planes(samples, im, h.rct, planar.data(), threads);
+    DwtOptions d;
+    d.levels = h.levels;
+    d.threads = threads;
+    for (unsigned p = 0; p < im.planes; ++p)
+      dwt53_forward(planar.data() + p * pixels, coeffs.data() + p * pixels, shape, d);
+  }
+
+  const Subbands sb(shape, h.levels);
+  const std::vector<GroupSpec> specs = choose_groups(coeffs.data(), sb, im.planes, threads, t);
+  Encoded e;
+  e.groups.resize(specs.size());
+  std::vector<std::vector<Box>> boxes(specs.size());
+  std::vector<std::size_t> small;
+  for (std::size_t g = 0; g < specs.size(); ++g) {
+    boxes[g] = sb.boxes(specs[g]);
+    if (group_samples(boxes[g]) >= kLargeGroup)
+      e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], threads, t);
+    else
+      small.push_back(g);
+  }
+  parallel_for(small.size(), resolve_threads(threads, small.size()), [&](std::size_t i) {
+    const std::size_t g = small[i];
+    e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], 1, t);
+  });
+
+  uint64_t at = 0;
+  for (std::size_t g = 0; g < specs.size(); ++g) {
+    Group gr;
+    gr.spec = specs[g];
+    gr.shift = e.groups[g].shift;
+    gr.frame_offset = at;
+    gr.frame_bytes = e.groups[g].frame.size();
+    at += gr.frame_bytes;
+    gr.bits_offset = at;
+    at += e.groups[g].low_bits.size();
+    h.groups.push_back(gr);
+  }
+  format::FrameHeader f;
+  f.minor = format::kFormatMinorWavelet;
+  f.codec = Codec::wavelet;
+  f.width = static_cast<uint8_t>(dtype_bytes(im.dtype));
+  f.elements = total;
+  f.chunk_elements = 0;
+  f.required_features = format::kFeatureWavelet;
+  e.header_area = format::write_header_area(f, write_section(h), {}, at);
+  e.frame_bytes = f.frame_bytes;
+  return e;
+}
+
+void write(const Encoded& e, uint8_t* out) {
+  uint8_t* p = out;
+  std::memcpy(p, e.header_area.data(), e.header_area.size());
+  p += e.header_area.size();
+  for (const CodedGroup& g : e.groups) {
+    std::memcpy(p, g.frame.data(), g.frame.size());
+    p += g.frame.size();
+    if (!g.low_bits.empty()) std::memcpy(p, g.low_bits.data(), g.low_bits.size());
+    p += g.low_bits.size();
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> compress(const void* samples, const WaveletImage& image, const WaveletOptions& options,
+                              const EncoderTuning& tuning) {
+  const Encoded e = encode(samples, image, options, tuning);
+  std::vector<uint8_t> out(e.frame_bytes);
+  write(e, out.data());
+  return out;
+}
+
+}  // namespace vlec::wavelet
+
+namespace vlec {
+
+std::size_t wavelet_compress_bound(const WaveletImage& image, std::size_t prefix_bytes) {
+  const uint64_t n = wavelet::checked_samples(image, ErrorCode::invalid_argument);
+  // Per coefficient at most 2 bytes of raw symbol and 24 low bits; per group
+  // at most a raw frame's header, index and padding (docs/FORMAT.md §10.7).
+  const uint64_t groups = uint64_t{image.planes} * (1 + 7 * kDwtMaxLevels);
+  return static_cast<std::size_t>(5 * n + 16 * (n / kDefaultChunkElements) + groups * (128 + 16 + 32) +
+                                  prefix_bytes + 128);
+}
+
+std::vector<uint8_t> wavelet_compress(const void* samples, const WaveletImage& image, const WaveletOptions& options) {
+  return wavelet::compress(samples, image, options, {});
+}
+
+std::size_t wavelet_compress(const void* samples, const WaveletImage& image, void* out, std::size_t capacity,
+                             const WaveletOptions& options) {
+  const wavelet::Encoded e = wavelet::encode(samples, image, options, {});
+  SAFETY_CHECK(e.frame_bytes <= capacity, ErrorCode::output_too_small, "wavelet frame needs ", e.frame_bytes,
+               " bytes but the output buffer holds ", capacity);
+  VLEC_REQUIRE(out != nullptr, "null output buffer");
+  wavelet::write(e, static_cast<uint8_t*>(out));
+  return e.frame_bytes;
+}
+
+}  // namespace vlec
