@@ -7,7 +7,7 @@
 // 3D u16 512^3 with 1 and 3 levels; --configs picks) and each kernel variant
 // (--variants: fused = the default kernel, 16 row pairs per warp, loads of
 // the next y step issued before the current one is stored; noprefetch =
-// the same without that; ppw8,
+// the same without that; ppw16,
 // ppw32, ppw64 = other row pairs per warp; scalar = no vector loads/stores;
 // unfused = x and y as two kernels through a work buffer), the forward
 // (samples -> int32) and the inverse (int32 -> samples): median of --repeat
@@ -114,12 +114,12 @@ Config parse_config(const std::string& s) {
 
 Variant parse_variant(const std::string& s) {
   if (s == "fused") return {s, Tuning{}};
-  if (s == "ppw8") return {s, Tuning{8, true, true}};
+  if (s == "ppw16") return {s, Tuning{16, true, true}};
   if (s == "ppw32") return {s, Tuning{32, true, true}};
   if (s == "ppw64") return {s, Tuning{64, true, true}};
-  if (s == "scalar") return {s, Tuning{16, false, true}};
-  if (s == "unfused") return {s, Tuning{16, true, false}};
-  if (s == "noprefetch") return {s, Tuning{16, true, true, false}};
+  if (s == "scalar") return {s, Tuning{8, false, true}};
+  if (s == "unfused") return {s, Tuning{8, true, false}};
+  if (s == "noprefetch") return {s, Tuning{8, true, true, false}};
   std::fprintf(stderr, "unknown variant %s\n", s.c_str());
   std::exit(2);
 }
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   std::size_t copy_mib = 1024;
   bool verify = true;
   std::string configs = "u16-8192-L1,u16-8192-L5,u8-8192-L1,u16-512^3-L1,u16-512^3-L3";
-  std::string variants = "fused,noprefetch,ppw8,ppw32,ppw64,scalar,unfused";
+  std::string variants = "fused,noprefetch,ppw16,ppw32,ppw64,scalar,unfused";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "usage: dwt_gpu_bench [--repeat N] [--copy-mib M] [--configs a,b] [--variants a,b] [--no-verify]\n"
                            "configs: u16-8192-L1 u16-8192-L5 u8-8192-L1 u8-8192-L5 u16-512^3-L1 u16-512^3-L3\n"
-                           "variants: fused noprefetch ppw8 ppw32 ppw64 scalar unfused\n");
+                           "variants: fused noprefetch ppw16 ppw32 ppw64 scalar unfused\n");
       return 2;
     }
   }

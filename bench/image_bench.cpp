@@ -12,7 +12,6 @@
 // OpenJPEG at the same thread count; PNG is timed for scale only. The last
 // rows give totals: summed sizes, and the summed median times.
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +27,7 @@
 #include "peer_codecs.hpp"
 #include "vlec/vlec.hpp"
 #include "vlec/wavelet.hpp"
+#include "wavelet/pnm.hpp"
 
 namespace {
 
@@ -57,43 +57,19 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// PNM header token reader: whitespace and '#' comments between tokens.
-std::size_t pnm_number(const std::vector<uint8_t>& b, std::size_t& at) {
-  for (;;) {
-    while (at < b.size() && std::isspace(b[at])) ++at;
-    if (at < b.size() && b[at] == '#') {
-      while (at < b.size() && b[at] != '\n') ++at;
-      continue;
-    }
-    break;
-  }
-  std::size_t v = 0, digits = 0;
-  while (at < b.size() && b[at] >= '0' && b[at] <= '9' && digits < 9) v = v * 10 + (b[at++] - '0'), ++digits;
-  if (digits == 0) throw std::runtime_error("bad PNM header");
-  return v;
-}
-
 Input load_pnm(const std::string& path) {
   const std::vector<uint8_t> b = read_file(path);
-  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) throw std::runtime_error(path + ": not P5/P6");
-  std::size_t at = 2;
+  const vlec::pnm::Parsed p = vlec::pnm::parse(b.data(), b.size());
   Input in;
   in.name = path.substr(path.find_last_of('/') + 1);
   PeerImage& im = in.image;
-  im.planes = b[1] == '6' ? 3 : 1;
-  im.width = pnm_number(b, at);
-  im.height = pnm_number(b, at);
-  const std::size_t maxval = pnm_number(b, at);
-  ++at;  // the single whitespace byte before the samples
-  if (maxval == 0 || maxval > 65535) throw std::runtime_error(path + ": bad maxval");
-  im.wide = maxval > 255;
+  im.width = p.image.width;
+  im.height = p.image.height;
+  im.planes = p.image.planes;
+  im.wide = p.image.dtype == vlec::DType::u16;
   im.bits = 1;
-  while ((std::size_t{1} << im.bits) - 1 < maxval) ++im.bits;
-  const std::size_t n = im.width * im.height * im.planes * (im.wide ? 2 : 1);
-  if (b.size() < at + n) throw std::runtime_error(path + ": truncated");
-  im.samples.assign(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
-  if (im.wide)  // PNM 16-bit samples are big-endian; vlec and the peers take host order
-    for (std::size_t i = 0; i < n; i += 2) std::swap(im.samples[i], im.samples[i + 1]);
+  while ((1u << im.bits) - 1 < p.maxval) ++im.bits;
+  im.samples = vlec::pnm::host_samples(b.data(), p);  // 16-bit samples in host order
   return in;
 }
 

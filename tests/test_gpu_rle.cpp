@@ -403,8 +403,10 @@ TEST(GpuRleApi, RejectsBadArguments) {
   EXPECT_THROW(cuda::rle_encode_temp_bytes(100, 3, 16, RleStrategy::chunked), Error);
   EXPECT_THROW(cuda::rle_encode_temp_bytes(100, 1, 0, RleStrategy::parle), Error);
   EXPECT_THROW(cuda::rle_encode_temp_bytes(uint64_t{1} << 33, 1, 65536, RleStrategy::parle), Error);
-  EXPECT_EQ(cuda::default_rle_strategy(1000, 65536), RleStrategy::parle);
-  EXPECT_EQ(cuda::default_rle_strategy(1000, 7), RleStrategy::parle);
+  EXPECT_EQ(cuda::default_rle_strategy(1000, 65536), RleStrategy::chunked);
+  EXPECT_EQ(cuda::default_rle_strategy(1000, 7), RleStrategy::chunked);
+  EXPECT_EQ(cuda::default_rle_strategy(1000, 65537), RleStrategy::parle);
+  EXPECT_EQ(cuda::default_rle_strategy(uint64_t{1} << 33, 1 << 20), RleStrategy::chunked);
   EXPECT_EQ(cuda::default_rle_strategy(uint64_t{1} << 33, 7), RleStrategy::chunked);
 }
 

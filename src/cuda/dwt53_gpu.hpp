@@ -26,7 +26,11 @@ namespace vlec::cuda::dwt {
 
 // Tuning of the rows pass; the defaults are what the public API uses.
 struct Tuning {
-  int pairs_per_warp = 16;  // output row pairs (y steps) one warp streams through
+  // Output row pairs (y steps) one warp streams through. 8 measured fastest
+  // on the H100 (u16 8192^2, one level: forward 353 GS/s against 328 with 16,
+  // 280 with 32; five levels 214 against 178; inverse 398 against 393:
+  // bench/results/2026-11-22-h100-dwt-gpu-bench.log): more warps in flight.
+  int pairs_per_warp = 8;
   bool vector_io = true;    // 8/16-byte loads and stores where alignment allows
   bool fuse_xy = true;      // false: x pass and y pass as two kernels through W (the unfused baseline)
   bool prefetch = true;     // fused kernel: load the next y step's rows before finishing this one

@@ -146,15 +146,27 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
     if (threadIdx.x == 0 && vals) write_padding(vals, runs, w);
 
     // 3. write, tile by tile.
+    // Whole tiles are fetched into registers one tile ahead, so the next
+    // tile's loads are in flight while this one is scanned and written.
+    constexpr int kFetch = kTileBytes / 16 / kThreads;  // 16-byte loads a thread a tile
+    uint4 ahead[kFetch];
+    const auto whole = [&](uint64_t t) { return vectors && t + kTile <= n; };
+    const auto fetch = [&](uint64_t t) {
+      const uint4* src = reinterpret_cast<const uint4*>(base + t);
+#pragma unroll
+      for (int q = 0; q < kFetch; ++q) ahead[q] = __ldg(src + threadIdx.x + q * kThreads);
+    };
+    if (whole(0)) fetch(0);
     uint32_t done = 0;       // runs whose heads came in earlier tiles
     uint32_t open_head = 0;  // head of the last of them (its length is not known yet)
     for (uint64_t t0 = 0; t0 < n; t0 += kTile) {
       const int m = static_cast<int>(std::min<uint64_t>(kTile, n - t0));
       __syncthreads();  // the previous tile's heads and elements are consumed
-      if (vectors && m == kTile) {
-        const uint4* src = reinterpret_cast<const uint4*>(base + t0);
+      if (whole(t0)) {
         uint4* dst = reinterpret_cast<uint4*>(s.tile);
-        for (int k = threadIdx.x; k < kTileBytes / 16; k += kThreads) dst[k] = __ldg(src + k);
+#pragma unroll
+        for (int q = 0; q < kFetch; ++q) dst[threadIdx.x + q * kThreads] = ahead[q];
+        if (whole(t0 + kTile)) fetch(t0 + kTile);
       } else {
         for (int k = threadIdx.x; k < m; k += kThreads) s.tile[k] = __ldg(base + t0 + k);
       }

@@ -50,16 +50,16 @@ const char* to_string(RleStrategy s) {
   return "?";
 }
 
-// The default is the strategy measured faster (bench/results/
-// 2026-11-22-h100-rle-bench.log, H100, 1 GiB u8, chunks of 65,536): parle 243
-// GB/s on byte runs of mean ~6 and 339 GB/s on the sparse volume, against
-// chunked's 142 and 152. By design chunked moves about half of parle's DRAM
-// traffic, but its per-tile BlockScans and second pass make it
-// instruction-bound; parle's work is CUB's select plus two light kernels.
-// parle stores 32-bit run-start positions, so inputs of 2^32 elements or more
-// take chunked.
+// The default is the strategy measured faster. On the H100 (1 GiB u8, chunks
+// of 65,536; bench/results/2026-11-22-h100-rle-onepass-v2.log) the one-pass
+// chunked kernel (rle_encode_chunked_onepass.cu) encodes byte runs of mean ~6
+// at 721 GB/s and the sparse volume at 873 GB/s, against parle's 242 and 340
+// and CUB's DeviceRunLengthEncode's 383 and 422. Chunks above 65,536 elements
+// take chunked's two-pass kernel (140-150 GB/s there), slower than parle, so
+// parle remains their default below 2^32 elements (its run-start positions
+// are 32-bit).
 RleStrategy default_rle_strategy(uint64_t elements, uint32_t chunk_elements) {
-  (void)chunk_elements;
+  if (chunk_elements <= rle_detail::kMaxRun) return RleStrategy::chunked;
   return elements > UINT32_MAX ? RleStrategy::chunked : RleStrategy::parle;
 }
 

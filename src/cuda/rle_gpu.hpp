@@ -17,14 +17,17 @@
 //    than 65,536 elements (rare) are split by a second, per-chunk BlockScan.
 //    Limited to elements < 2^32 (u32 run-start positions).
 //  - chunked (Rutter, "Run-length encoding on graphics hardware"): one thread
-//    block per chunk, coalesced tile loads, the chunk's run count from
-//    BlockScans; a scan of the per-chunk sizes places every chunk; a second
-//    pass of the same blocks writes each chunk's runs straight into its place
-//    (Rutter's defragmenting copy, fused: re-reading the chunk costs less
-//    than writing, re-reading and copying worst-case staging slots).
+//    block per chunk. For chunks of up to 65,536 elements, one pass
+//    (rle_encode_chunked_onepass.cu): count the chunk's runs, place the chunk
+//    by a decoupled look-back over its predecessors' sizes (Rutter's scan of
+//    the per-chunk sizes, inside the kernel), then write the runs straight
+//    into their place (his defragmenting copy, fused). Larger chunks, where
+//    runs must be split at 65,536, take two passes of the same blocks around a
+//    cub::DeviceScan.
 //
-// Default: parle, measured faster on the H100 (see default_rle_strategy in
-// rle_gpu.cu); chunked for inputs of 2^32 elements or more.
+// Default: chunked for chunks of up to 65,536 elements, measured fastest on
+// the H100 (see default_rle_strategy in rle_gpu.cu); parle for larger chunks
+// below 2^32 elements.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,8 +41,8 @@ enum class RleStrategy { parle, chunked };
 
 const char* to_string(RleStrategy s);
 
-// The strategy measured fastest (parle), or chunked where parle cannot take
-// the input (2^32 elements or more).
+// The strategy measured fastest: chunked for chunks of up to 65,536 elements
+// (and wherever parle cannot take the input: 2^32 elements or more), else parle.
 RleStrategy default_rle_strategy(uint64_t elements, uint32_t chunk_elements);
 
 // Bytes of the packed payload in the worst case (every element its own run):
