@@ -72,7 +72,7 @@ __device__ __forceinline__ uint32_t count_chunk_heads(const T* base, uint64_t n,
   constexpr int kVec = 16 / sizeof(T);
   uint32_t heads = 0;
   const uint64_t full = vectors ? n / kVec : 0;
-#pragma unroll 4
+#pragma unroll 8
   for (uint64_t v = threadIdx.x; v < full; v += kThreads) {
     union {
       uint4 u;
@@ -111,29 +111,35 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
     const uint32_t mine = count_chunk_heads(base, n, vectors);
     const uint32_t R = cub::BlockReduce<uint32_t, kThreads>(s.cub.reduce).Sum(mine);
 
-    // 2. place (warp 0).
-    if (threadIdx.x < 32) {
-      const uint32_t runs = __shfl_sync(0xFFFFFFFFu, R, 0);  // the reduction's result is in thread 0
+    // 2. place: warp 0 looks back for the payload offset, warp 1 at the same
+    // time for the run offset.
+    if (threadIdx.x == 0) s.runs = R;  // the reduction's result is in thread 0
+    __syncthreads();
+    if (threadIdx.x < 64) {
+      const unsigned warp = threadIdx.x / 32;
+      const uint32_t runs = s.runs;
       const uint64_t stored = payload_bytes(runs, w);
       // A chunk the frame stores raw takes its raw size in the frame's payload
       // (RleEncodeArgs::skip_raw_chunks) and gets no runs written.
       const bool raw = a.skip_raw_chunks && stored >= n * w;
-      const uint64_t place = align4(raw ? n * w : stored);
-      const uint64_t poff = scan_exclusive_prefix(payload_scan, chunk, place, lane);
-      const uint64_t roff = scan_exclusive_prefix(run_scan, chunk, runs, lane);
-      if (lane == 0) {
-        a.runs[chunk] = runs;
-        a.stored_bytes[chunk] = static_cast<uint32_t>(stored);
-        a.payload_offsets[chunk] = poff;
-        a.run_offsets[chunk] = roff;
-        if (chunk + 1 == chunks) {
-          a.payload_offsets[chunks] = poff + place;
-          a.run_offsets[chunks] = roff + runs;
+      if (warp == 0) {
+        const uint64_t place = align4(raw ? n * w : stored);
+        const uint64_t poff = scan_exclusive_prefix(payload_scan, chunk, place, lane);
+        if (lane == 0) {
+          a.runs[chunk] = runs;
+          a.stored_bytes[chunk] = static_cast<uint32_t>(stored);
+          a.payload_offsets[chunk] = poff;
+          if (chunk + 1 == chunks) a.payload_offsets[chunks] = poff + place;
+          s.payload_offset = poff;
+          s.raw = raw;
         }
-        s.payload_offset = poff;
-        s.run_offset = roff;
-        s.runs = runs;
-        s.raw = raw;
+      } else {
+        const uint64_t roff = scan_exclusive_prefix(run_scan, chunk, runs, lane);
+        if (lane == 0) {
+          a.run_offsets[chunk] = roff;
+          if (chunk + 1 == chunks) a.run_offsets[chunks] = roff + runs;
+          s.run_offset = roff;
+        }
       }
     }
     __syncthreads();
