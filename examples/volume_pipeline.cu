@@ -83,7 +83,7 @@ Volume load_volume(const std::string& spec) {
 int main(int argc, char** argv) try {
   std::string volume_spec, out_path = "/tmp/vlec-volume.vlec", codecs = "rle,rle+huffman,huffman";
   int repeat = 20;
-  std::size_t slabs = 8;
+  std::size_t slabs = 2;
   uint64_t seed = 1;  // the seed `vlec bench --volume generated` uses
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
