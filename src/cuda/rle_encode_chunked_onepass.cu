@@ -58,6 +58,22 @@ struct OnepassShared {
   T before;  // the element before the tile
 };
 
+// Bytes: bit 7 of each byte of the result is set where w's byte differs from
+// the byte before it (shifted holds, byte for byte, the preceding bytes).
+// Four comparisons in five integer instructions.
+__device__ __forceinline__ uint32_t byte_heads(uint32_t w, uint32_t shifted) {
+  const uint32_t d = w ^ shifted;
+  return (d | ((d & 0x7F7F7F7Fu) + 0x7F7F7F7Fu)) & 0x80808080u;
+}
+
+// Head bits of N consecutive words of bytes, given the byte before the first.
+template <int N>
+__device__ __forceinline__ void word_heads(const uint32_t* w, uint32_t before, uint32_t* h) {
+  h[0] = byte_heads(w[0], (w[0] << 8) | before);
+#pragma unroll
+  for (int q = 1; q < N; ++q) h[q] = byte_heads(w[q], __funnelshift_l(w[q - 1], w[q], 8));
+}
+
 // Runs that start in a vector of kVec elements, given the element before it.
 template <typename T, int kVec>
 __device__ __forceinline__ uint32_t vector_heads(const T (&x)[kVec], T prev, bool first) {
@@ -79,8 +95,17 @@ __device__ __forceinline__ uint32_t count_chunk_heads(const T* base, uint64_t n,
       T e[kVec];
     } x;
     x.u = __ldg(reinterpret_cast<const uint4*>(base) + v);
-    const T prev = v > 0 ? __ldg(base + v * kVec - 1) : T{};
-    heads += vector_heads<T, kVec>(x.e, prev, v == 0);
+    if constexpr (sizeof(T) == 1) {  // word-wide: the ALU pipe is the limit here
+      const uint32_t w[4] = {x.u.x, x.u.y, x.u.z, x.u.w};
+      // The chunk's first byte always starts a run: compare it with its complement.
+      const uint32_t before = v > 0 ? uint32_t{__ldg(base + v * kVec - 1)} : (~w[0] & 0xFFu);
+      uint32_t h[4];
+      word_heads<4>(w, before, h);
+      heads += __popc(h[0]) + __popc(h[1]) + __popc(h[2]) + __popc(h[3]);
+    } else {
+      const T prev = v > 0 ? __ldg(base + v * kVec - 1) : T{};
+      heads += vector_heads<T, kVec>(x.e, prev, v == 0);
+    }
   }
   for (uint64_t i = full * kVec + threadIdx.x; i < n; i += kThreads)
     heads += i == 0 || __ldg(base + i) != __ldg(base + i - 1);
@@ -190,17 +215,36 @@ __global__ __launch_bounds__(kThreads, 4) void onepass_kernel(const T* __restric
       for (int q = 0; q < kSegBytes / 16; ++q) seg.u[q] = reinterpret_cast<const uint4*>(s.tile + k0)[q];
       const T before = k0 > 0 ? s.tile[k0 - 1] : s.before;
       uint32_t h = 0;
-#pragma unroll
-      for (int j = 0; j < kSeg; ++j) {
-        const T p = j > 0 ? seg.e[j - 1] : before;
-        h += k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p);
-      }
       uint32_t r, tile_runs;
-      cub::BlockScan<uint32_t, kThreads>(s.cub.scan).ExclusiveSum(h, r, tile_runs);
+      if constexpr (sizeof(T) == 1) {
+        constexpr int kWords = kSegBytes / 4;
+        const uint32_t* w = reinterpret_cast<const uint32_t*>(seg.u);
+        uint32_t hb[kWords];
+        word_heads<kWords>(w, t0 + k0 == 0 ? (~w[0] & 0xFFu) : uint32_t{before}, hb);
 #pragma unroll
-      for (int j = 0; j < kSeg; ++j) {
-        const T p = j > 0 ? seg.e[j - 1] : before;
-        if (k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p)) s.heads[r++] = static_cast<uint16_t>(t0 + k0 + j);
+        for (int q = 0; q < kWords; ++q) {
+          const int valid = m - (k0 + 4 * q);  // bytes of this word inside the tile
+          if (valid < 4) hb[q] &= valid <= 0 ? 0u : (0x80808080u >> (8 * (4 - valid)));
+          h += __popc(hb[q]);
+        }
+        cub::BlockScan<uint32_t, kThreads>(s.cub.scan).ExclusiveSum(h, r, tile_runs);
+#pragma unroll
+        for (int q = 0; q < kWords; ++q)
+          for (uint32_t t = hb[q]; t; t &= t - 1)
+            s.heads[r++] = static_cast<uint16_t>(t0 + k0 + 4 * q + ((__ffs(t) - 1) >> 3));
+      } else {
+#pragma unroll
+        for (int j = 0; j < kSeg; ++j) {
+          const T p = j > 0 ? seg.e[j - 1] : before;
+          h += k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p);
+        }
+        cub::BlockScan<uint32_t, kThreads>(s.cub.scan).ExclusiveSum(h, r, tile_runs);
+#pragma unroll
+        for (int j = 0; j < kSeg; ++j) {
+          const T p = j > 0 ? seg.e[j - 1] : before;
+          if (k0 + j < m && ((t0 + k0 + j == 0) || seg.e[j] != p))
+            s.heads[r++] = static_cast<uint16_t>(t0 + k0 + j);
+        }
       }
       __syncthreads();
       // Run done + j starts at heads[j]; run done + j - 1 ends just before it.
