@@ -51,10 +51,10 @@ const char* to_string(RleStrategy s) {
 }
 
 // The default is the strategy measured faster. On the H100 (1 GiB u8, chunks
-// of 65,536; bench/results/2026-11-22-h100-rle-onepass-v2.log) the one-pass
+// of 65,536; bench/results/2026-11-22-h100-rle-onepass-v5.log) the one-pass
 // chunked kernel (rle_encode_chunked_onepass.cu) encodes byte runs of mean ~6
-// at 721 GB/s and the sparse volume at 873 GB/s, against parle's 242 and 340
-// and CUB's DeviceRunLengthEncode's 383 and 422. Chunks above 65,536 elements
+// at 967-1,002 GB/s and the sparse volume at 1.46-1.51 TB/s, against parle's
+// 213-244 and 293-338 and CUB's DeviceRunLengthEncode's 383 and 421. Chunks above 65,536 elements
 // take chunked's two-pass kernel (140-150 GB/s there), slower than parle, so
 // parle remains their default below 2^32 elements (its run-start positions
 // are 32-bit).
