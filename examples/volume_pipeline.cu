@@ -30,6 +30,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -137,16 +138,8 @@ int main(int argc, char** argv) try {
   std::printf("raw D2H                      %9.3f ms  %7.1f GB/s  (the baseline; target: compress + D2H <= %.3f ms)\n",
               raw_d2h, n / raw_d2h / 1e6, raw_d2h / 5);
 
-  for (const std::string& name : [&] {
-         std::vector<std::string> v;
-         std::size_t at = 0;
-         while (at <= codecs.size()) {
-           const std::size_t c = std::min(codecs.find(',', at), codecs.size());
-           v.push_back(codecs.substr(at, c - at));
-           at = c + 1;
-         }
-         return v;
-       }()) {
+  std::istringstream codec_list(codecs);
+  for (std::string name; std::getline(codec_list, name, ',');) {
     const auto choice = vlec::parse_codec(name);
     if (!choice || *choice == vlec::CodecChoice::automatic) throw std::runtime_error("unknown codec " + name);
     const vlec::Codec codec = *choice == vlec::CodecChoice::rle           ? vlec::Codec::rle

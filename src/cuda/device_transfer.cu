@@ -18,7 +18,6 @@ namespace vlec::device {
 
 namespace {
 constexpr unsigned kMaxSlabs = 64;
-constexpr uint64_t kChunkAlign = 16;  // slab starts stay 16-byte aligned for every element width
 }  // namespace
 
 struct HostCompressor::State {
@@ -66,7 +65,6 @@ HostCompressor::HostCompressor(uint64_t max_elements, const CompressOptions& opt
   const uint64_t chunk = options.chunk_elements;
   const uint64_t chunks = std::max<uint64_t>(1, (max_elements + chunk - 1) / chunk);
   s.slab_elements = std::max<uint64_t>(1, (chunks + slabs - 1) / slabs) * chunk;
-  static_assert(kChunkAlign % 16 == 0, "");
   s.slabs = static_cast<unsigned>(std::max<uint64_t>(1, (max_elements + s.slab_elements - 1) / s.slab_elements));
   s.capacity = (compress_capacity(s.slab_elements, options) + 255) / 256 * 256;
   s.temp_bytes = compress_temp_bytes(s.slab_elements, options);
