@@ -22,6 +22,7 @@
 #include "wavelet/coefficients.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/shift_rule.hpp"
 
 namespace vlec::wavelet {
 
@@ -75,10 +76,6 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   return out;
 }
 
-// Bits a group costs beyond its code bits: its embedded frame's fixed header,
-// header checksum, chunk index entry and padding, and its table entry.
-constexpr uint64_t kGroupOverheadBits = 8 * (48 + 8 + 16 + 8 + 32);
-
 uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
                         const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
@@ -88,7 +85,7 @@ uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::
   for (std::size_t i = 0; i < n; ++i) z[i] = zigzag(c[i]);
   uint64_t bits = 0;
   choose_shift(z.data(), n, t.shift_search, &bits);
-  return bits + kGroupOverheadBits;
+  return shift_rule::group_bits(bits);
 }
 
 // Whether coding each detail subband of level l with its own codebook is
@@ -104,7 +101,8 @@ bool split_pays(const int32_t* plane, const Subbands& sb, unsigned l, const Enco
     all.push_back(b);
     split += estimated_bits(plane, sb.shape(), {b}, t);
   }
-  return all.size() > 1 && split < estimated_bits(plane, sb.shape(), all, t);
+  return shift_rule::split_pays(split, static_cast<unsigned>(all.size()),
+                                all.size() > 1 ? estimated_bits(plane, sb.shape(), all, t) : 0);
 }
 
 std::vector<GroupSpec> choose_groups(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads,
