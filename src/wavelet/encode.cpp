@@ -22,6 +22,7 @@
 #include "wavelet/coefficients.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/samples_checksum.hpp"
 #include "wavelet/shift_rule.hpp"
 
 namespace vlec::wavelet {
@@ -159,14 +160,8 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
     std::memcpy(aligned.data(), samples, bytes);
     samples = aligned.data();
   }
-  if (h.big_endian) {
-    std::vector<uint8_t> swapped(bytes);
-    const uint8_t* s = static_cast<const uint8_t*>(samples);
-    for (std::size_t i = 0; i < bytes; i += 2) swapped[i] = s[i + 1], swapped[i + 1] = s[i];
-    h.samples_checksum = checksum64(swapped.data(), bytes);
-  } else {
-    h.samples_checksum = checksum64(samples, bytes);
-  }
+  h.segmented_checksum = true;
+  h.samples_checksum = segmented_checksum(static_cast<const uint8_t*>(samples), bytes, h.big_endian, threads);
 
   // Planes, then their coefficients.
   std::vector<int32_t> coeffs(total);
