@@ -78,7 +78,9 @@ std::vector<T> download(const T* d, std::size_t count) {
   return h;
 }
 
-Coded gpu_encode(const uint8_t* d_in, uint64_t n, unsigned w, uint32_t C, RleStrategy s) {
+// `payload_only`: no separate value and length streams (as rle frames encode;
+// the chunked encoder then stores byte runs four at a time).
+Coded gpu_encode(const uint8_t* d_in, uint64_t n, unsigned w, uint32_t C, RleStrategy s, bool payload_only = false) {
   const uint64_t chunks = cuda::rle_chunk_count(n, C);
   const std::size_t cap = std::max<std::size_t>(cuda::rle_payload_capacity(n, w, C), 16);
   DeviceBuffer<uint32_t> runs(chunks + 1), stored(chunks + 1);
@@ -97,8 +99,8 @@ Coded gpu_encode(const uint8_t* d_in, uint64_t n, unsigned w, uint32_t C, RleStr
   a.payload_offsets = poff.get();
   a.run_offsets = roff.get();
   a.payload = payload.get();
-  a.values = values.get();
-  a.lengths = lengths.get();
+  a.values = payload_only ? nullptr : values.get();
+  a.lengths = payload_only ? nullptr : lengths.get();
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   cuda::rle_encode(a, temp.get(), temp.size(), stream, s);
@@ -110,8 +112,10 @@ Coded gpu_encode(const uint8_t* d_in, uint64_t n, unsigned w, uint32_t C, RleStr
   g.payload_offsets = download(poff.get(), chunks + 1);
   g.run_offsets = download(roff.get(), chunks + 1);
   g.payload = download(payload.get(), std::min<uint64_t>(g.payload_offsets.back(), cap));
-  g.values = download(values.get(), std::min<uint64_t>(g.run_offsets.back(), n) * w);
-  g.lengths = download(lengths.get(), std::min<uint64_t>(g.run_offsets.back(), n));
+  if (!payload_only) {
+    g.values = download(values.get(), std::min<uint64_t>(g.run_offsets.back(), n) * w);
+    g.lengths = download(lengths.get(), std::min<uint64_t>(g.run_offsets.back(), n));
+  }
   return g;
 }
 
@@ -261,6 +265,13 @@ TEST_P(GpuRle, EncodeMatchesCpuAndDecodeRestores) {
                   gpu.payload.begin());
           ASSERT_TRUE(gpu.values == cpu.values);
           ASSERT_TRUE(gpu.lengths == cpu.lengths);
+          const Coded alone = gpu_encode(d_in.get(), n, w, C, s, true);
+          ASSERT_EQ(alone.runs, cpu.runs);
+          ASSERT_EQ(alone.payload_offsets, cpu.payload_offsets);
+          ASSERT_TRUE(alone.payload == cpu.payload)
+              << "payload only: first difference at byte "
+              << (std::mismatch(alone.payload.begin(), alone.payload.end(), cpu.payload.begin()).first -
+                  alone.payload.begin());
         }
         SCOPED_TRACE(kind + " decode n " + std::to_string(n) + " width " + std::to_string(w) + " chunk " +
                      std::to_string(C) + " seed " + std::to_string(seed));

@@ -335,10 +335,6 @@ __global__ __launch_bounds__(kBlock, TileShape<T>::kMinBlocks) void rle_decode_k
     else if (raw ? stored != n * w : stored != payload_bytes(R, w))
       status = kRleBadSize;
     const uint8_t* src = a.payload + off;
-    if (status == kRleOk && !raw) {
-      for (uint64_t i = uint64_t{R} * w; i < lengths_offset(R, w); ++i)
-        if (src[i] != 0) status = kRleBadPadding;
-    }
     if (status == kRleOk && raw) {
       for (uint64_t k = threadIdx.x; k < n; k += kBlock) out[k] = load_value<T>(src + k * w);
     } else if (status == kRleOk) {
@@ -351,7 +347,12 @@ __global__ __launch_bounds__(kBlock, TileShape<T>::kMinBlocks) void rle_decode_k
       // fill; a cp.async copy to shared memory instead ran at 1,396).
       ThreadRuns<T, kItems> runs;
       runs.load(src, lens, 0, k0, min(static_cast<uint32_t>(kTileRuns), R));
-      for (uint32_t t = 0; t < R; t += kTileRuns) {
+      // The padding check after the first tile's loads (inside the checked
+      // payload), so that their latencies overlap.
+      for (uint64_t i = uint64_t{R} * w; i < lengths_offset(R, w); ++i)
+        if (src[i] != 0) status = kRleBadPadding;
+      const uint32_t runs_to_expand = status == kRleOk ? R : 0;
+      for (uint32_t t = 0; t < runs_to_expand; t += kTileRuns) {
         const uint32_t tile_runs = min(static_cast<uint32_t>(kTileRuns), R - t);
         ThreadRuns<T, kItems> next;
         if (tile_runs < R - t) next.load(src, lens, t + kTileRuns, k0, min(static_cast<uint32_t>(kTileRuns), R - t - kTileRuns));
@@ -391,7 +392,7 @@ __global__ __launch_bounds__(kBlock, TileShape<T>::kMinBlocks) void rle_decode_k
         pos += tile_total;
         runs = next;
       }
-      if (status == kRleOk && pos != n) status = kRleBadLengths;
+      if (status == kRleOk && pos != n) status = kRleBadLengths;  // (a padding error keeps its own status)
     }
     if (threadIdx.x == 0) a.status[chunk] = status;
     __syncthreads();  // shared memory is reused by the next chunk

@@ -112,6 +112,46 @@ __device__ __forceinline__ uint32_t count_chunk_heads(const T* base, uint64_t n,
   return heads;
 }
 
+// The store step for bytes written into an rle payload alone: each thread
+// takes 4 consecutive runs whose payload index is a multiple of 4 and writes
+// their values with one 32-bit store and their length codes with two (the
+// values and the codes start 4-byte aligned), instead of a byte and a 16-bit
+// store a run. Run done + j (j < tile_runs) starts at heads[j]; the run
+// before run `done` started at open_head; a run's code is written once the
+// next run's head is known, so run done + tile_runs - 1's code waits for the
+// next tile (or the chunk's end).
+__device__ __forceinline__ void store_byte_runs_by_quads(const uint8_t* tile, const uint16_t* heads, uint64_t t0,
+                                                         uint32_t done, uint32_t tile_runs, uint32_t open_head,
+                                                         uint8_t* vals, uint16_t* lens) {
+  if (tile_runs == 0) return;
+  const uint32_t first_code = done > 0 ? done - 1 : 0;    // codes first_code .. done + tile_runs - 2
+  const uint32_t end_code = done + tile_runs - 1;         // (exclusive)
+  const uint32_t end_value = done + tile_runs;            // values done .. end_value - 1
+  const auto head = [&](uint32_t g) -> uint32_t {         // head of run g, g in [done - 1, end_value)
+    return g + 1 == done ? open_head : heads[g - done];
+  };
+  for (uint32_t q = first_code / 4 + threadIdx.x; 4 * q < end_value; q += kThreads) {
+    const uint32_t g0 = 4 * q;
+    if (g0 >= done && g0 + 4 <= end_code) {  // four values and four codes, all of this tile
+      uint32_t h[5];
+#pragma unroll
+      for (int i = 0; i < 5; ++i) h[i] = heads[g0 + i - done];
+      uint32_t v = 0;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v |= uint32_t{tile[h[i] - t0]} << (8 * i);
+      *reinterpret_cast<uint32_t*>(vals + g0) = v;
+      reinterpret_cast<uint32_t*>(lens + g0)[0] = (h[1] - h[0] - 1) | (h[2] - h[1] - 1) << 16;
+      reinterpret_cast<uint32_t*>(lens + g0)[1] = (h[3] - h[2] - 1) | (h[4] - h[3] - 1) << 16;
+    } else {
+      for (uint32_t g = g0; g < g0 + 4; ++g) {
+        if (g >= done && g < end_value) vals[g] = tile[head(g) - t0];
+        if (g >= first_code && g < end_code && g + 1 >= done)
+          lens[g] = static_cast<uint16_t>(head(g + 1) - head(g) - 1);
+      }
+    }
+  }
+}
+
 // Bytes fit 48 registers without spilling (5 blocks an SM: more chunks in
 // flight for a kernel bound by issue and by its per-chunk latency chain).
 template <typename T>
@@ -250,6 +290,10 @@ __global__ __launch_bounds__(kThreads, sizeof(T) == 1 ? 5 : 4) void onepass_kern
       }
       __syncthreads();
       // Run done + j starts at heads[j]; run done + j - 1 ends just before it.
+      if (sizeof(T) == 1 && vals && !svals && tile_runs >= kThreads) {  // short runs: quads pay
+        store_byte_runs_by_quads(reinterpret_cast<const uint8_t*>(s.tile), s.heads, t0, done, tile_runs, open_head,
+                                 vals, lens);
+      } else {
       for (uint32_t j = threadIdx.x; j < tile_runs; j += kThreads) {
         const uint32_t head = s.heads[j];
         const T x = s.tile[head - t0];
@@ -261,6 +305,7 @@ __global__ __launch_bounds__(kThreads, sizeof(T) == 1 ? 5 : 4) void onepass_kern
           if (lens) lens[done + j - 1] = code;
           if (slens) slens[done + j - 1] = code;
         }
+      }
       }
       if (tile_runs > 0) open_head = s.heads[tile_runs - 1];
       done += tile_runs;
