@@ -16,7 +16,8 @@ constexpr unsigned kWarps = kThreads / 32;
 constexpr unsigned kFoldTile = 256;  // blocks of sums staged in shared memory per fold step
 
 uint64_t whole_blocks(uint64_t bytes) { return bytes > 240 ? (bytes - 1) / xxh3::kBlock : 0; }
-uint64_t segments(uint64_t bytes) { return (bytes + kChecksumSegmentBytes - 1) / kChecksumSegmentBytes; }
+// max(1, ceil(B / 64 KiB)): one (empty) segment for no bytes, as FORMAT §10.2 says.
+uint64_t segments(uint64_t bytes) { return std::max<uint64_t>(1, (bytes + kChecksumSegmentBytes - 1) / kChecksumSegmentBytes); }
 
 // One warp per whole 1 KiB block: sums[8 b + i] = what block b adds to acc[i]
 // (the keyed products of words of index i and the values of index i ^ 1).
@@ -100,7 +101,7 @@ void samples_checksum_device(const uint8_t* d_bytes, uint64_t bytes, bool segmen
   if (segmented) {
     const uint64_t count = segments(bytes);
     uint64_t* hashes = static_cast<uint64_t*>(d_temp);
-    if (count > 0) segment_hash_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes);
+    segment_hash_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes);
     CUDA_CHECK(cudaGetLastError());
     final_hash_kernel<<<1, 32, 0, stream>>>(hashes, count, d_hash);
     CUDA_CHECK(cudaGetLastError());

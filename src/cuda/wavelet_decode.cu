@@ -245,7 +245,8 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
     p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
     p.groups[g].low = payload + h.groups[g].bits_offset;
-    decode_frame_device(p.frames[g], payload + h.groups[g].frame_offset, d_temp + L.recon + L.symbols[g],
+    const uint8_t* frame_payload = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
+    decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
                         d_temp + L.frame_temp[g], L.frame_temp_bytes[g], stream);
   }
   // Pageable sources: cudaMemcpyAsync returns once the bytes are staged, so
