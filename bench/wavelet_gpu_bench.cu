@@ -27,6 +27,10 @@
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_kernels.hpp"
+#include "format/frame.hpp"
+#include "vlec/device.hpp"
+#include "wavelet/frame_format.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/vlec.hpp"
@@ -127,6 +131,99 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
   std::printf("  device copy of the same %zu bytes: %.3f ms, %.1f GB/s (read + write), %.1f GS/s\n", bytes, copy_ms,
               2 * bytes / copy_ms / 1e6, n / copy_ms / 1e6);
 
+  // The parts inside the pipeline: events recorded by the decoder between
+  // its steps (cuda/wavelet_kernels.hpp, phase_events); medians.
+  {
+    cuda::wavelet_gpu::PhaseEvents ev;
+    for (auto& e : ev.events) CUDA_CHECK(cudaEventCreate(&e));
+    cuda::wavelet_gpu::phase_events = &ev;
+    std::vector<std::vector<float>> parts(cuda::wavelet_gpu::PhaseEvents::kCount - 1);
+    for (int r = 0; r < repeat; ++r) {
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+      for (unsigned i = 0; i + 1 < cuda::wavelet_gpu::PhaseEvents::kCount; ++i) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, ev.events[i], ev.events[i + 1]));
+        parts[i].push_back(ms);
+      }
+    }
+    cuda::wavelet_gpu::phase_events = nullptr;
+    static const char* const kNames[] = {"embedded frames (enqueue + decode)", "scatter", "inverse 5/3",
+                                         "join (RCT, range, interleave)", "samples checksum"};
+    std::printf("  inside the GPU decode (event to event, medians):");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      std::sort(parts[i].begin(), parts[i].end());
+      std::printf("%s %s %.3f ms", i ? ";" : "", kNames[i], parts[i][parts[i].size() / 2]);
+    }
+    std::printf("\n");
+    for (auto& e : ev.events) CUDA_CHECK(cudaEventDestroy(e));
+  }
+  // The embedded frames alone, as one stream of ordinary frames through device::decompress.
+  {
+    const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(frame.data(), frame.size(), 0);
+    std::vector<uint8_t> frames;
+    uint64_t symbols = 0;
+    std::size_t huffman_groups = 0;
+    for (const wavelet::Group& g : w.header.groups) {
+      const uint8_t* at = w.payload + g.frame_offset;
+      frames.insert(frames.end(), at, at + g.frame_bytes);
+      const format::FrameHeader fh = format::read_fixed_header(at, g.frame_bytes, 0);
+      symbols += fh.elements * fh.width;
+      huffman_groups += fh.codec == Codec::huffman;
+    }
+    DeviceBuffer<uint8_t> d_frames(frames.size()), d_sym(symbols + 16 * w.header.groups.size());
+    CUDA_CHECK(cudaMemcpy(d_frames.get(), frames.data(), frames.size(), cudaMemcpyHostToDevice));
+    const std::size_t t = device::decompress_temp_bytes(d_frames.get(), frames.size());
+    DeviceBuffer<uint8_t> d_t(std::max<std::size_t>(t, 16));
+    try {
+      const float ms = bench::median_ms(repeat, stream, [&] {
+        device::decompress(d_frames.get(), frames.size(), d_sym.get(), d_sym.size(), d_t.get(), d_t.size(), stream);
+      });
+      std::printf("  embedded frames alone (%zu groups, %zu huffman, %llu symbol bytes) by device::decompress: "
+                  "%.3f ms, %.1f GB/s of symbols\n",
+                  w.header.groups.size(), huffman_groups, static_cast<unsigned long long>(symbols), ms,
+                  symbols / ms / 1e6);
+    } catch (const Error& e) {
+      std::printf("  embedded frames alone: %s\n", e.what());
+    }
+    // The same symbols with smaller chunks (a writer's choice the format
+    // allows): one warp decodes one chunk, so 65,536-element chunks leave
+    // few warps per SM on one image.
+    DecompressOptions cpu_opts;
+    cpu_opts.backend = Backend::cpu;
+    for (uint32_t chunk : {16384u, 4096u}) {
+      std::vector<uint8_t> restream;
+      std::size_t group_index = 0;
+      for (const wavelet::Group& g : w.header.groups) {
+        const uint8_t* at = w.payload + g.frame_offset;
+        const format::FrameHeader fh = format::read_fixed_header(at, g.frame_bytes, 0);
+        const std::vector<uint8_t> sym = decompress(at, g.frame_bytes, cpu_opts);
+        CompressOptions co;
+        co.dtype = fh.width == 1 ? DType::u8 : DType::u16;
+        co.codec = fh.codec == Codec::huffman ? CodecChoice::huffman
+                   : fh.codec == Codec::rle ? CodecChoice::rle
+                   : fh.codec == Codec::rle_huffman ? CodecChoice::rle_huffman : CodecChoice::raw;
+        co.chunk_elements = chunk;
+        const std::vector<uint8_t> f2 = compress(sym.data(), sym.size(), co);
+        restream.insert(restream.end(), f2.begin(), f2.end());
+        ++group_index;
+      }
+      DeviceBuffer<uint8_t> d_re(restream.size());
+      CUDA_CHECK(cudaMemcpy(d_re.get(), restream.data(), restream.size(), cudaMemcpyHostToDevice));
+      const std::size_t t2 = device::decompress_temp_bytes(d_re.get(), restream.size());
+      DeviceBuffer<uint8_t> d_t2(std::max<std::size_t>(t2, 16));
+      try {
+        const float ms = bench::median_ms(repeat, stream, [&] {
+          device::decompress(d_re.get(), restream.size(), d_sym.get(), d_sym.size(), d_t2.get(), d_t2.size(), stream);
+        });
+        std::printf("  the same symbols in %u-element chunks: %zu bytes (%+.2f %%), device::decompress %.3f ms, "
+                    "%.1f GB/s\n",
+                    chunk, restream.size(), 100.0 * (double(restream.size()) - double(frames.size())) / frames.size(),
+                    ms, symbols / ms / 1e6);
+      } catch (const Error& e) {
+        std::printf("  %u-element chunks: %s\n", chunk, e.what());
+      }
+    }
+  }
   // Parts alone.
   std::vector<double> plan_ms;
   for (int i = 0; i < 5; ++i) {

@@ -241,6 +241,10 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   auto* recon = reinterpret_cast<int32_t*>(d_temp + L.recon);
   const uint8_t* payload = d_frame + p.w.frame.header_area_bytes();
 
+  auto phase = [&](unsigned i) {
+    if (wg::phase_events) CUDA_CHECK(cudaEventRecord(wg::phase_events->events[i], stream));
+  };
+  phase(0);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * wg::kStatusWords, stream));
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
     p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
@@ -249,6 +253,7 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
     decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
                         d_temp + L.frame_temp[g], L.frame_temp_bytes[g], stream);
   }
+  phase(1);
   // Pageable sources: cudaMemcpyAsync returns once the bytes are staged, so
   // the host vectors may go when this function returns.
   CUDA_CHECK(cudaMemcpyAsync(d_temp + L.groups, p.groups.data(), sizeof(GroupDesc) * p.groups.size(),
@@ -265,12 +270,14 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   sa.coeffs = coeffs;
   sa.status = status;
   wg::launch_scatter(sa, stream);
+  phase(2);
 
   for (unsigned pl = 0; pl < h.image.planes; ++pl)
     device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
                           reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
                           stream);
 
+  phase(3);
   const std::size_t prefix = h.prefix.size();
   if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
   const uint64_t sample_bytes = p.w.frame.elements * p.w.frame.width;
@@ -286,8 +293,10 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   ja.out = samples;
   ja.status = status;
   wg::launch_join(ja, stream);
+  phase(4);
   samples_checksum_device(samples, sample_bytes, p.segmented, reinterpret_cast<uint64_t*>(status + wg::kStatusHash),
                           d_temp + L.hash, L.hash_bytes, stream);
+  phase(5);
   if (staged)
     CUDA_CHECK(cudaMemcpyAsync(d_out + prefix, samples, sample_bytes, cudaMemcpyDeviceToDevice, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -7,6 +7,8 @@
 
 namespace vlec::cuda::wavelet_gpu {
 
+PhaseEvents* phase_events = nullptr;
+
 namespace {
 
 constexpr unsigned kThreads = 256;

@@ -70,4 +70,15 @@ struct JoinArgs {
 };
 void launch_join(const JoinArgs& a, cudaStream_t stream);
 
+// Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the decoder
+// records events[0..5] on its stream at the start of the enqueue, after the
+// embedded frames, the scatter, the inverse transform, the join and the
+// checksum, so the parts can be timed in the real pipeline. Not thread-safe;
+// null (the default) records nothing.
+struct PhaseEvents {
+  static constexpr unsigned kCount = 6;
+  cudaEvent_t events[kCount];
+};
+extern PhaseEvents* phase_events;
+
 }  // namespace vlec::cuda::wavelet_gpu
