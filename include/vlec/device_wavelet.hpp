@@ -3,8 +3,10 @@
 //
 // The caller owns every buffer: it asks wavelet_decompress_temp_bytes() how
 // much temporary storage a frame needs, allocates it once and passes it in;
-// nothing is allocated inside and every copy and kernel is enqueued on the
-// caller's stream. To plan, the host reads the frame's header area and the
+// nothing is allocated inside and every copy and kernel is ordered on the
+// caller's stream (the groups' embedded frames decode side by side on a few
+// streams that vlec keeps per device, forked from and joined back to the
+// caller's stream with events, so the ordering is the same). To plan, the host reads the frame's header area and the
 // header area of each group's embedded frame (codebooks and chunk index):
 // 1 + 2 G small copies on the caller's stream, each waited for
 // (cudaStreamSynchronize), and checks them with the CPU reader's code
