@@ -35,7 +35,9 @@
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
 #include "vlec/wavelet.hpp"
+#include "wavelet/frame_format.hpp"
 #include "wavelet/layout.hpp"
+#include "wavelet/samples_checksum.hpp"
 
 namespace vlec {
 namespace {
@@ -299,6 +301,7 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
     std::vector<uint64_t> seg;
     for (uint64_t at = 0; at < len; at += S) seg.push_back(checksum64(data.data() + at, std::min(S, len - at)));
     const uint64_t want_seg = checksum64(seg.data(), 8 * seg.size());
+    EXPECT_EQ(want_seg, wavelet::segmented_checksum(data.data(), len, false, 0));  // the CPU reader's definition
     const uint64_t want_seq = checksum64(data.data(), len);
     DeviceBuffer<uint8_t> d(len);
     CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
@@ -309,6 +312,50 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
       uint64_t got = 0;
       CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
       EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << (segmented ? " segmented" : "");
+    }
+  }
+}
+
+// Rewrites the flags byte and samples checksum of a frame and re-seals its
+// header checksum, so that only the samples checksum can reject it.
+Bytes with_header(Bytes s, uint8_t flags, uint64_t samples_checksum) {
+  const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(s.data(), s.size(), 0);
+  const uint64_t area = w.frame.header_area_bytes();
+  s[48 + 26] = flags;
+  store_le64(&s[48 + 40], samples_checksum);
+  store_le64(&s[area - 8], checksum64(s.data(), area - 8));
+  return s;
+}
+
+// Frames of both checksum definitions (flag bit 2 set: segmented, what
+// writers write; clear: one XXH3 over all samples, the first 1.1 streams)
+// decode on the GPU; a checksum under the other definition is a mismatch.
+TEST(GpuWavelet, BothSamplesChecksumDefinitionsEndToEnd) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(8);
+  for (const WaveletImage& im : {image(300, 229, 1, 3, DType::u16), image(1000, 333, 1, 1, DType::u8)}) {
+    WaveletOptions o;
+    o.big_endian_output = im.dtype == DType::u16;
+    o.container_prefix = {'P', '6', '\n'};  // samples behind an odd prefix: the staged path
+    const Bytes data = photo(im, seed);
+    const Bytes s = wavelet_compress(data.data(), im, o);
+    const Bytes want = expected(data, im, o);
+    const Bytes samples(want.begin() + 3, want.end());
+    const uint8_t flags = s[48 + 26];
+    ASSERT_TRUE(flags & wavelet::kFlagSegmentedChecksum);
+    const uint8_t old_flags = flags & ~wavelet::kFlagSegmentedChecksum;
+    const uint64_t whole = checksum64(samples.data(), samples.size());
+    const uint64_t segmented = wavelet::segmented_checksum(samples.data(), samples.size(), false, 0);
+    for (const Bytes& good : {s, with_header(s, old_flags, whole)}) {
+      const GpuResult g = gpu_decode(good.data(), good.size());
+      ASSERT_FALSE(g.threw) << g.what;
+      EXPECT_TRUE(g.out == want);
+    }
+    for (const Bytes& bad : {with_header(s, flags, segmented ^ 1), with_header(s, old_flags, whole ^ (1ull << 63)),
+                             with_header(s, old_flags, segmented), with_header(s, flags, whole)}) {
+      const GpuResult g = gpu_decode(bad.data(), bad.size());
+      ASSERT_TRUE(g.threw);
+      EXPECT_EQ(g.code, ErrorCode::checksum_mismatch) << g.what;
     }
   }
 }

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "common/bits.hpp"
@@ -35,6 +36,7 @@
 #include "vlec/device_wavelet.hpp"
 #include "wavelet/coefficients.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/samples_checksum.hpp"
 
 namespace vlec::cuda {
 
@@ -44,8 +46,9 @@ using wavelet_gpu::BoxDesc;
 using wavelet_gpu::GroupDesc;
 
 constexpr std::size_t kAlign = 256;
-constexpr uint8_t kFlagSegmentedChecksum = 4;  // FORMAT §10.2, flag bit 2
 constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
+
+static_assert(kChecksumSegmentBytes == wavelet::kChecksumSegmentBytes, "one segment size for CPU and GPU");
 
 std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -154,7 +157,7 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream) {
   // against the area and the frame size before it would read further).
   p.w = wavelet::parse_wavelet_frame(area.data(), bytes, 0);
   p.w.payload = nullptr;
-  p.segmented = area[format::kFixedHeaderBytes + 26] & kFlagSegmentedChecksum;
+  p.segmented = p.w.header.segmented_checksum;
   const wavelet::Header& h = p.w.header;
   p.shape = DwtShape{h.image.width, h.image.height, h.image.depth};
   p.pixels = p.shape.samples();
@@ -372,15 +375,20 @@ void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
   const uint8_t* frame = w.payload - area;
   DeviceBuffer<uint8_t> d_frame(w.frame.frame_bytes);
   CUDA_CHECK(cudaMemcpy(d_frame.get(), frame, w.frame.frame_bytes, cudaMemcpyHostToDevice));
-  // Offsets in messages are the frame's place in the caller's stream: the
-  // device decoder sees the frame at byte 0, so its errors name group and
-  // chunk; the frame's own checks already ran on the host (parse_wavelet_frame).
   const std::size_t out_bytes = w.output_bytes();
   DeviceBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
-  const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), w.frame.frame_bytes);
-  DeviceBuffer<uint8_t> d_temp(temp_bytes);
-  device::wavelet_decompress(d_frame.get(), w.frame.frame_bytes, d_out.get(), d_out.size(), d_temp.get(),
-                             d_temp.size(), nullptr);
+  try {
+    const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), w.frame.frame_bytes);
+    DeviceBuffer<uint8_t> d_temp(temp_bytes);
+    device::wavelet_decompress(d_frame.get(), w.frame.frame_bytes, d_out.get(), d_out.size(), d_temp.get(),
+                               d_temp.size(), nullptr);
+  } catch (const Error& e) {
+    // The device decoder sees this frame at byte 0: name its place in the
+    // caller's stream too (same code, so callers see the CPU's error).
+    if (w.stream_offset == 0) throw;
+    throw Error(e.code(), std::string(e.what()) + " (byte offsets within the wavelet frame at byte " +
+                              std::to_string(w.stream_offset) + " of the stream)");
+  }
   if (out_bytes) CUDA_CHECK(cudaMemcpy(out, d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
 }
 

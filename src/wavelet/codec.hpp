@@ -11,6 +11,7 @@
 #include "vlec/vlec.hpp"
 #include "vlec/wavelet.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/shift_rule.hpp"
 
 namespace vlec::wavelet {
 
@@ -26,7 +27,7 @@ enum class Grouping {
 
 struct EncoderTuning {
   Grouping grouping = Grouping::adaptive;
-  unsigned shift_search = 8; // shifts tried above the smallest that fits the alphabet (0 = the smallest only)
+  unsigned shift_search = shift_rule::kDefaultSearch; // shifts tried above the smallest that fits the alphabet (0 = the smallest only)
 };
 
 std::vector<uint8_t> compress(const void* samples, const WaveletImage& image, const WaveletOptions& options,

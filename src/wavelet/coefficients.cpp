@@ -10,7 +10,6 @@
 #include "common/bits.hpp"
 #include "common/parallel.hpp"
 #include "common/safety.hpp"
-#include "huffman/codebook.hpp"
 
 namespace vlec::wavelet {
 
@@ -74,16 +73,6 @@ void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool
   });
 }
 
-// Exact coded bits of a histogram with the writer's automatic codebook, plus
-// the serialized codebook itself: with u16 images a codebook of tens of
-// thousands of symbols costs up to 40 KiB, which a larger shift avoids.
-uint64_t huffman_bits(const huffman::Histogram& h) {
-  const huffman::Codebook book = huffman::build_codebook(h);
-  uint64_t bits = 0;
-  for (uint32_t s = 0; s < book.alphabet_size; ++s) bits += h[s] * book.lengths[s];
-  return bits + 8 * uint64_t{huffman::serialize_codebook(book).size()};
-}
-
 }  // namespace
 
 void split_planes(const void* samples, const WaveletImage& im, bool rct, int32_t* planar, unsigned threads) {
@@ -106,31 +95,30 @@ void join_planes(const int32_t* planar, const WaveletImage& im, bool rct, bool b
 unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search, uint64_t* cost_out) {
   uint32_t top = 0;
   for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i]);
-  unsigned k = 0;
-  while ((top >> k) >= huffman::kMaxAlphabet) ++k;
-  huffman::Histogram h((top >> k) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++h[z[i] >> k];
-  // Larger shifts: merge pairs of bins.
-  unsigned best_k = k;
-  uint64_t best = huffman_bits(h) + uint64_t{n} * k;
-  // The estimate falls while the dropped bits are noise and rises after, so
-  // the search stops at the second k in a row that does not improve it
-  // (on 16-bit images each step builds a codebook over ~10^4 symbols).
-  unsigned worse = 0;
-  for (unsigned extra = 1; extra <= search && k + 1 <= kMaxShift && h.size() > 1 && worse < 2; ++extra) {
-    ++k;
-    huffman::Histogram next((h.size() + 1) / 2, 0);
-    for (std::size_t s = 0; s < h.size(); ++s) next[s >> 1] += h[s];
-    h.swap(next);
-    const uint64_t cost = huffman_bits(h) + uint64_t{n} * k;
-    if (cost < best) {
-      best = cost, best_k = k, worse = 0;
-    } else {
-      ++worse;
+  const unsigned k0 = shift_rule::smallest_shift(top);
+  std::vector<uint64_t> h((top >> k0) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++h[z[i] >> k0];
+  return choose_shift(h, n, top, search, cost_out);
+}
+
+unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top, unsigned search,
+                      uint64_t* cost_out) {
+  const unsigned k0 = shift_rule::smallest_shift(top);
+  const unsigned count = shift_rule::last_shift(top, k0, search) - k0 + 1;
+  // Only the bins up to top >> k0 can be non-empty.
+  std::vector<uint64_t> h(hist.begin(), hist.begin() + std::min<std::size_t>(hist.size(), (top >> k0) + 1));
+  uint64_t estimates[shift_rule::kMaxShift + 1];
+  for (unsigned j = 0; j < count; ++j) {
+    if (j > 0) {  // merge pairs of bins: the histogram of k0 + j
+      const std::size_t merged = (h.size() + 1) / 2;
+      for (std::size_t s = 0; s < merged; ++s) h[s] = h[2 * s] + (2 * s + 1 < h.size() ? h[2 * s + 1] : 0);
+      h.resize(merged);
     }
+    const shift_rule::Summary s =
+        shift_rule::summarize([&](uint32_t b) { return h[b]; }, 0, static_cast<uint32_t>(h.size()), n);
+    estimates[j] = shift_rule::estimated_bits(s, k0 + j);
   }
-  if (cost_out) *cost_out = best;
-  return best_k;
+  return shift_rule::pick_shift(estimates, count, k0, cost_out);
 }
 
 uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }

@@ -6,8 +6,8 @@
 //
 // The split keeps every symbol below the 65,536-symbol Huffman alphabet
 // (u16 images give coefficients of up to ~22 bits) and is chosen per group by
-// the exact coded size, so noisy fine subbands, whose low bits are close to
-// uniform, do not pay for a Huffman code of them either.
+// the size estimate of shift_rule.hpp, so noisy fine subbands, whose low bits
+// are close to uniform, do not pay for a Huffman code of them either.
 #pragma once
 
 #include <cstddef>
@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "vlec/wavelet.hpp"
+#include "wavelet/shift_rule.hpp"
 
 namespace vlec::wavelet {
 
-constexpr unsigned kMaxShift = 24;
+constexpr unsigned kMaxShift = shift_rule::kMaxShift;
 
 inline uint32_t zigzag(int32_t c) { return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31); }
 inline int32_t unzigzag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u - (z & 1))); }
@@ -33,13 +34,20 @@ void split_planes(const void* samples, const WaveletImage& image, bool rct, int3
 void join_planes(const int32_t* planar, const WaveletImage& image, bool rct, bool big_endian, uint8_t* out,
                  unsigned threads);
 
-// The shift k for a group's zigzag values: the smallest size estimate
-// (Huffman bits of z >> k with the writer's codebook, plus k bits each)
-// over the smallest k that keeps z >> k below 65,536 and up to `search`
-// above it, stopping at the second k in a row that does not improve; ties go
-// to the smaller k.
-// `cost`, if given, receives the estimate (bits) of the chosen k.
-unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = 8, uint64_t* cost = nullptr);
+// The shift k for a group's zigzag values by the rule of shift_rule.hpp
+// (smallest estimate over k0 ... k0 + `search`, k0 the smallest k keeping
+// z >> k below 65,536; stop at the second k in a row that does not improve;
+// ties to the smaller k). `cost`, if given, receives the estimate (bits) of
+// the chosen k.
+unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = shift_rule::kDefaultSearch,
+                      uint64_t* cost = nullptr);
+
+// The same rule from a histogram: `hist` counts the n values at
+// k0 = shift_rule::smallest_shift(top) (top = the largest value; the
+// histogram may have extra empty bins). Equal to shift_rule::choose_shift()
+// bit for bit, with the bins merged in place per step instead of re-summed.
+unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top,
+                      unsigned search = shift_rule::kDefaultSearch, uint64_t* cost = nullptr);
 
 // Bytes of the packed low bits of n values: align(ceil(n k / 8), 8).
 uint64_t low_bits_bytes(uint64_t n, unsigned k);

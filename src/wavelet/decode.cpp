@@ -15,6 +15,7 @@
 #include "vlec/dwt.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/coefficients.hpp"
+#include "wavelet/samples_checksum.hpp"
 
 namespace vlec::wavelet {
 
@@ -85,7 +86,10 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
   if (!h.prefix.empty()) std::memcpy(out, h.prefix.data(), h.prefix.size());
   uint8_t* samples = out + h.prefix.size();
   join_planes(planes.data(), h.image, h.rct, h.big_endian, samples, threads);
-  SAFETY_CHECK(checksum64(samples, w.frame.elements * w.frame.width) == h.samples_checksum,
+  const std::size_t bytes = w.frame.elements * w.frame.width;
+  const uint64_t sum = h.segmented_checksum ? segmented_checksum(samples, bytes, false, threads)
+                                            : whole_checksum(samples, bytes, false);
+  SAFETY_CHECK(sum == h.samples_checksum,
                ErrorCode::checksum_mismatch, "checksum mismatch in the samples of the wavelet frame at byte ",
                w.stream_offset, ": the stream is corrupt");
 }

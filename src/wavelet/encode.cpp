@@ -22,6 +22,8 @@
 #include "wavelet/coefficients.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/samples_checksum.hpp"
+#include "wavelet/shift_rule.hpp"
 
 namespace vlec::wavelet {
 
@@ -75,10 +77,6 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   return out;
 }
 
-// Bits a group costs beyond its code bits: its embedded frame's fixed header,
-// header checksum, chunk index entry and padding, and its table entry.
-constexpr uint64_t kGroupOverheadBits = 8 * (48 + 8 + 16 + 8 + 32);
-
 uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
                         const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
@@ -88,7 +86,7 @@ uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::
   for (std::size_t i = 0; i < n; ++i) z[i] = zigzag(c[i]);
   uint64_t bits = 0;
   choose_shift(z.data(), n, t.shift_search, &bits);
-  return bits + kGroupOverheadBits;
+  return shift_rule::group_bits(bits);
 }
 
 // Whether coding each detail subband of level l with its own codebook is
@@ -104,7 +102,8 @@ bool split_pays(const int32_t* plane, const Subbands& sb, unsigned l, const Enco
     all.push_back(b);
     split += estimated_bits(plane, sb.shape(), {b}, t);
   }
-  return all.size() > 1 && split < estimated_bits(plane, sb.shape(), all, t);
+  return shift_rule::split_pays(split, static_cast<unsigned>(all.size()),
+                                all.size() > 1 ? estimated_bits(plane, sb.shape(), all, t) : 0);
 }
 
 std::vector<GroupSpec> choose_groups(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads,
@@ -161,14 +160,8 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
     std::memcpy(aligned.data(), samples, bytes);
     samples = aligned.data();
   }
-  if (h.big_endian) {
-    std::vector<uint8_t> swapped(bytes);
-    const uint8_t* s = static_cast<const uint8_t*>(samples);
-    for (std::size_t i = 0; i < bytes; i += 2) swapped[i] = s[i + 1], swapped[i + 1] = s[i];
-    h.samples_checksum = checksum64(swapped.data(), bytes);
-  } else {
-    h.samples_checksum = checksum64(samples, bytes);
-  }
+  h.segmented_checksum = true;
+  h.samples_checksum = segmented_checksum(static_cast<const uint8_t*>(samples), bytes, h.big_endian, threads);
 
   // Planes, then their coefficients.
   std::vector<int32_t> coeffs(total);

@@ -44,7 +44,8 @@ std::vector<uint8_t> write_section(const Header& h) {
   store_le64(p + 16, h.image.depth);
   p[24] = static_cast<uint8_t>(h.image.planes);
   p[25] = static_cast<uint8_t>(h.levels);
-  p[26] = static_cast<uint8_t>((h.rct ? kFlagRct : 0) | (h.big_endian ? kFlagBigEndian : 0));
+  p[26] = static_cast<uint8_t>((h.rct ? kFlagRct : 0) | (h.big_endian ? kFlagBigEndian : 0) |
+                                     (h.segmented_checksum ? kFlagSegmentedChecksum : 0));
   store_le32(p + 28, static_cast<uint32_t>(h.groups.size()));
   store_le32(p + 32, static_cast<uint32_t>(h.prefix.size()));
   store_le64(p + 40, h.samples_checksum);
@@ -92,10 +93,11 @@ ParsedWavelet parse_wavelet_frame(const uint8_t* d, std::size_t available, uint6
   const uint64_t samples = checked_samples(h.image, ErrorCode::corrupt_stream);
   SAFETY_CHECK(samples == f.elements, ErrorCode::corrupt_stream, "wavelet frame at byte ", at, " has ", samples,
                " samples by its shape but element count ", f.elements);
-  SAFETY_CHECK(s[27] == 0 && load_le32(s + 36) == 0 && (flags & ~(kFlagRct | kFlagBigEndian)) == 0,
+  SAFETY_CHECK(s[27] == 0 && load_le32(s + 36) == 0 && (flags & ~(kFlagRct | kFlagBigEndian | kFlagSegmentedChecksum)) == 0,
                ErrorCode::corrupt_stream, "wavelet frame at byte ", at, " has non-zero reserved header bits");
   h.rct = flags & kFlagRct;
   h.big_endian = flags & kFlagBigEndian;
+  h.segmented_checksum = flags & kFlagSegmentedChecksum;
   SAFETY_CHECK(!h.rct || h.image.planes >= 3, ErrorCode::corrupt_stream, "wavelet frame at byte ", at,
                " applies the colour transform to ", h.image.planes, " planes");
   SAFETY_CHECK(!h.big_endian || f.width == 2, ErrorCode::corrupt_stream, "wavelet frame at byte ", at,

@@ -21,6 +21,7 @@ constexpr std::size_t kHeaderBytes = 48;      // the wavelet header
 constexpr std::size_t kGroupEntryBytes = 32;  // one group table entry
 constexpr uint8_t kFlagRct = 1;
 constexpr uint8_t kFlagBigEndian = 2;
+constexpr uint8_t kFlagSegmentedChecksum = 4;  // samples checksum per 64 KiB segment (samples_checksum.hpp)
 constexpr unsigned kMaxPlanes = 4;
 
 struct Group {
@@ -37,6 +38,7 @@ struct Header {
   unsigned levels = 0;
   bool rct = false;
   bool big_endian = false;
+  bool segmented_checksum = true;  // flag bit 2; writers always set it, readers accept both
   std::vector<uint8_t> prefix;
   uint64_t samples_checksum = 0;
   std::vector<Group> groups;
