@@ -7,8 +7,10 @@
 // median after warm-up, in samples per second, beside the device copy of the
 // same bytes in the same run (the memory-bound ceiling), the parts of the
 // decode measured alone (host plan: header reads; the inverse 5/3; the
-// samples checksum, both definitions), the ratio, and the GPU's output
-// compared with the CPU decoder's bytes. GPU compression is not there yet:
+// samples checksum, both definitions), the steps inside the pipeline (the
+// decoder's phase events), the embedded frames alone through
+// device::decompress and re-coded with smaller chunks, the ratio, and the
+// GPU's output compared with the CPU decoder's bytes. GPU compression is not there yet:
 // the program says so rather than print a figure.
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [image.pgm ...]
