@@ -13,6 +13,8 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
+constexpr unsigned kScatterPerThread = 4;
+constexpr uint64_t kScatterTile = uint64_t{kThreads} * kScatterPerThread;
 
 unsigned blocks_for(uint64_t items) {
   return static_cast<unsigned>(std::clamp<uint64_t>((items + kThreads - 1) / kThreads, 1, kMaxBlocks));
@@ -30,51 +32,77 @@ __device__ bool padding_zero(const uint8_t* low, uint64_t low_bytes, uint64_t en
   return true;
 }
 
+// The last box in [lo, hi) that starts at or before j (boxes are sorted by
+// `first` and non-empty; boxes[lo].first <= j).
+__device__ __forceinline__ uint32_t find_box(const BoxDesc* boxes, uint32_t lo, uint32_t hi, uint64_t j) {
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (boxes[mid].first <= j) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// Coefficient j (of the concatenation of all groups), which lies in box `box`.
+__device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, uint64_t j) {
+  const BoxDesc b = a.boxes[box];
+  const GroupDesc g = a.groups[b.group];
+  const uint64_t i = j - g.first;
+  const uint64_t symbol = g.width == 1 ? uint64_t{g.symbols[i]}
+                                       : uint64_t{reinterpret_cast<const uint16_t*>(g.symbols)[i]};
+  uint64_t z = symbol;
+  if (g.shift != 0) {
+    // Value i's bits start at i * k; k <= 24, so they lie within the 64-bit
+    // window of two aligned words (bit % 32 + k <= 55).
+    const uint64_t bit = i * g.shift;
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(g.low);
+    const uint64_t w = bit / 32;
+    uint64_t window = words[w];
+    if ((w + 2) * 4 <= g.low_bytes) window |= uint64_t{words[w + 1]} << 32;
+    z = (symbol << g.shift) | ((window >> (bit % 32)) & ((uint64_t{1} << g.shift) - 1));
+    if (i == g.n - 1 && !padding_zero(g.low, g.low_bytes, g.n * g.shift))
+      atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(b.group));
+  }
+  if (z > 0xFFFFFFFFull)
+    atomicMin(&a.status[kStatusWide],
+              static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
+  const uint32_t zz = static_cast<uint32_t>(z);
+  const int32_t c = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+  const uint64_t local = j - b.first;
+  uint64_t x, y, zc;
+  if (b.nx * b.ny * b.nz <= 0xFFFFFFFFull) {  // 32-bit division, the usual case
+    const uint32_t l = static_cast<uint32_t>(local), nx = static_cast<uint32_t>(b.nx),
+                   ny = static_cast<uint32_t>(b.ny);
+    const uint32_t row = l / nx;
+    x = l - row * nx, y = row % ny, zc = row / ny;
+  } else {
+    const uint64_t row = local / b.nx;
+    x = local - row * b.nx, y = row % b.ny, zc = row / b.ny;
+  }
+  a.coeffs[b.plane_base + b.x0 + x + a.width * (b.y0 + y + a.height * (b.z0 + zc))] = c;
+}
+
+// One block per tile of kScatterTile consecutive coefficients (a thread takes
+// every kThreads-th, so accesses coalesce): one thread finds the boxes of the
+// tile's first and last coefficient; when they are the same box (all but
+// the few tiles that straddle a box edge), no thread searches at all, and
+// otherwise each searches only between the two.
 __global__ void __launch_bounds__(kThreads) scatter_kernel(ScatterArgs a) {
-  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
-  for (uint64_t j = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; j < a.total; j += stride) {
-    // The last box that starts at or before j (boxes are sorted by `first`,
-    // every box is non-empty and box 0 starts at 0).
-    uint32_t lo = 0, hi = a.box_count;
-    while (hi - lo > 1) {
-      const uint32_t mid = (lo + hi) / 2;
-      if (a.boxes[mid].first <= j) lo = mid; else hi = mid;
+  __shared__ uint32_t tile_boxes[2];
+  for (uint64_t t0 = uint64_t{blockIdx.x} * kScatterTile; t0 < a.total; t0 += uint64_t{gridDim.x} * kScatterTile) {
+    __syncthreads();  // the previous tile's readers of tile_boxes are done
+    if (threadIdx.x == 0) {
+      const uint64_t last = min(t0 + kScatterTile, a.total) - 1;
+      const uint32_t first_box = find_box(a.boxes, 0, a.box_count, t0);
+      tile_boxes[0] = first_box;
+      tile_boxes[1] = find_box(a.boxes, first_box, a.box_count, last);
     }
-    const BoxDesc b = a.boxes[lo];
-    const GroupDesc g = a.groups[b.group];
-    const uint64_t i = j - g.first;
-    const uint64_t symbol = g.width == 1 ? uint64_t{g.symbols[i]}
-                                         : uint64_t{reinterpret_cast<const uint16_t*>(g.symbols)[i]};
-    uint64_t z = symbol;
-    if (g.shift != 0) {
-      // Value i's bits start at i * k; k <= 24, so they lie within the 64-bit
-      // window of two aligned words (bit % 32 + k <= 55).
-      const uint64_t bit = i * g.shift;
-      const uint32_t* words = reinterpret_cast<const uint32_t*>(g.low);
-      const uint64_t w = bit / 32;
-      uint64_t window = words[w];
-      if ((w + 2) * 4 <= g.low_bytes) window |= uint64_t{words[w + 1]} << 32;
-      z = (symbol << g.shift) | ((window >> (bit % 32)) & ((uint64_t{1} << g.shift) - 1));
-      if (i == g.n - 1 && !padding_zero(g.low, g.low_bytes, g.n * g.shift))
-        atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(b.group));
+    __syncthreads();
+    const uint32_t b0 = tile_boxes[0], b1 = tile_boxes[1];
+    for (unsigned r = 0; r < kScatterPerThread; ++r) {
+      const uint64_t j = t0 + uint64_t{r} * kThreads + threadIdx.x;
+      if (j >= a.total) break;
+      scatter_one(a, b0 == b1 ? b0 : find_box(a.boxes, b0, b1 + 1, j), j);
     }
-    if (z > 0xFFFFFFFFull)
-      atomicMin(&a.status[kStatusWide],
-                static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
-    const uint32_t zz = static_cast<uint32_t>(z);
-    const int32_t c = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
-    const uint64_t local = j - b.first;
-    uint64_t x, y, zc;
-    if (b.nx * b.ny * b.nz <= 0xFFFFFFFFull) {  // 32-bit division, the usual case
-      const uint32_t l = static_cast<uint32_t>(local), nx = static_cast<uint32_t>(b.nx),
-                     ny = static_cast<uint32_t>(b.ny);
-      const uint32_t row = l / nx;
-      x = l - row * nx, y = row % ny, zc = row / ny;
-    } else {
-      const uint64_t row = local / b.nx;
-      x = local - row * b.nx, y = row % b.ny, zc = row / b.ny;
-    }
-    a.coeffs[b.plane_base + b.x0 + x + a.width * (b.y0 + y + a.height * (b.z0 + zc))] = c;
   }
 }
 
@@ -127,7 +155,8 @@ void launch_join_typed(const JoinArgs& a, cudaStream_t stream) {
 
 void launch_scatter(const ScatterArgs& a, cudaStream_t stream) {
   if (a.total == 0) return;
-  scatter_kernel<<<blocks_for(a.total), kThreads, 0, stream>>>(a);
+  const unsigned tiles = static_cast<unsigned>(std::min<uint64_t>((a.total + kScatterTile - 1) / kScatterTile, kMaxBlocks));
+  scatter_kernel<<<tiles, kThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }
 

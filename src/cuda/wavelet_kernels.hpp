@@ -1,13 +1,15 @@
 // cuda/wavelet_kernels.hpp: the two data kernels of the GPU wavelet decoder
 // (cuda/wavelet_decode.cu):
-//  * scatter: one thread per coefficient of every group at once. It finds
-//    its subband box by a binary search over the box table (a few dozen
-//    entries, L1-resident), rebuilds z = (symbol << k) | low from the decoded
-//    symbols and the packed low bits (two aligned 32-bit loads), checks that z
-//    fits 32 bits (and, in each group's last thread, that the low bits'
-//    padding is zero), unzigzags and writes the coefficient to its place in
-//    the plane. Consecutive threads take consecutive x of a box row, so reads
-//    and writes coalesce.
+//  * scatter: every coefficient of every group at once, a block per tile of
+//    1,024 consecutive ones. The tile's subband box comes from one binary
+//    search over the box table (a few dozen entries, L1-resident; per
+//    coefficient only in tiles that straddle a box edge). A thread rebuilds
+//    z = (symbol << k) | low from the decoded symbols and the packed low
+//    bits (two aligned 32-bit loads), checks that z fits 32 bits (and, for
+//    each group's last coefficient, that the low bits' padding is zero),
+//    unzigzags and writes the coefficient to its place in the plane.
+//    Consecutive threads take consecutive x of a box row, so reads and
+//    writes coalesce.
 //  * join: one thread per pixel: inverse RCT (modular, as on the CPU), range
 //    check, interleave the planes, byte order.
 // Data errors go to device words (atomicMin of the first position), read
