@@ -220,11 +220,15 @@ std::size_t decompress(const void* stream, std::size_t bytes, void* out, std::si
     if (!copy.empty()) std::memcpy(dst, copy.data(), n);
     written += n;
   }, [&](const wavelet::ParsedWavelet& w) {
-    // Wavelet frames decode on the CPU (the GPU path is still to come).
+    // With a GPU, wavelet frames decode there (cuda/wavelet_decode.cu: same
+    // bytes and errors); axes of 2^30 samples or more decode on the CPU.
     const uint64_t n = w.output_bytes();
     SAFETY_CHECK(n <= capacity - written, ErrorCode::output_too_small, "decompressed data needs more than the ",
                  capacity, " bytes of the output buffer");
-    wavelet::decompress(w, static_cast<uint8_t*>(out) + written, o.threads);
+    if (gpu && cuda::can_decode_wavelet(w))
+      cuda::decompress_wavelet(w, static_cast<uint8_t*>(out) + written);
+    else
+      wavelet::decompress(w, static_cast<uint8_t*>(out) + written, o.threads);
     written += n;
   });
   return written;

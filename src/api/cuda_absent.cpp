@@ -19,6 +19,10 @@ std::vector<uint8_t> compress_frame(const uint8_t*, uint64_t, Codec, DType, uint
 void decompress_frame(const format::ParsedFrame&, uint8_t*) {
   SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
 }
+bool can_decode_wavelet(const wavelet::ParsedWavelet&) { return false; }
+void decompress_wavelet(const wavelet::ParsedWavelet&, uint8_t*) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+}
 
 }  // namespace vlec::cuda
 

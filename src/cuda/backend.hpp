@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "format/frame.hpp"
+#include "wavelet/frame_format.hpp"
 
 namespace vlec::cuda {
 
@@ -28,5 +29,14 @@ std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, Cod
 // Decode a parsed frame on the GPU into host memory `out` (elements * width
 // bytes), verifying every chunk's checksum. Same errors as the CPU decoder.
 void decompress_frame(const format::ParsedFrame& frame, uint8_t* out);
+
+// Whether the GPU decodes this (parsed and checked) wavelet frame: every
+// axis below 2^30 samples (the device 5/3 transform's limit).
+bool can_decode_wavelet(const wavelet::ParsedWavelet& frame);
+
+// Decode a wavelet frame on the GPU (cuda/wavelet_decode.cu) into host
+// memory `out` (frame.output_bytes() bytes). Same bytes and errors as
+// wavelet::decompress on the CPU.
+void decompress_wavelet(const wavelet::ParsedWavelet& frame, uint8_t* out);
 
 }  // namespace vlec::cuda

@@ -1,0 +1,118 @@
+// cuda/wavelet_checksum.cu: see wavelet_checksum.hpp.
+#include "cuda/wavelet_checksum.hpp"
+
+#include <algorithm>
+
+#include "common/safety.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/xxh3_warp.cuh"
+
+namespace vlec::cuda {
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr unsigned kWarps = kThreads / 32;
+constexpr unsigned kFoldTile = 256;  // blocks of sums staged in shared memory per fold step
+
+uint64_t whole_blocks(uint64_t bytes) { return bytes > 240 ? (bytes - 1) / xxh3::kBlock : 0; }
+// max(1, ceil(B / 64 KiB)): one (empty) segment for no bytes, as FORMAT §10.2 says.
+uint64_t segments(uint64_t bytes) { return std::max<uint64_t>(1, (bytes + kChecksumSegmentBytes - 1) / kChecksumSegmentBytes); }
+
+// One warp per whole 1 KiB block: sums[8 b + i] = what block b adds to acc[i]
+// (the keyed products of words of index i and the values of index i ^ 1).
+__global__ void block_sums_kernel(const uint8_t* p, uint64_t blocks, unsigned long long* sums) {
+  const unsigned lane = threadIdx.x % 32;
+  const uint64_t* w64 = reinterpret_cast<const uint64_t*>(p);
+  for (uint64_t b = blockIdx.x * uint64_t{kWarps} + threadIdx.x / 32; b < blocks; b += uint64_t{gridDim.x} * kWarps) {
+    uint64_t prod = 0, val = 0;
+    for (unsigned m = 0; m < 4; ++m) {
+      const unsigned w = lane + 32 * m;
+      const uint64_t v = __ldg(w64 + b * 128 + w);
+      prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      val += v;
+    }
+    for (unsigned m = 8; m < 32; m <<= 1) {
+      prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
+      val += __shfl_xor_sync(kFullMaskXxh, val, m);
+    }
+    const uint64_t val_other = __shfl_xor_sync(kFullMaskXxh, val, 1);
+    if (lane < 8) sums[8 * b + lane] = prod + val_other;
+  }
+}
+
+// One block: folds the block sums in order (acc = scramble(acc + sums)),
+// staging kFoldTile blocks at a time in shared memory so the serial chain
+// never waits on global memory, then warp 0 hashes the tail.
+__global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long long* sums, uint64_t blocks,
+                            uint64_t* hash) {
+  __shared__ unsigned long long tile[8 * kFoldTile];
+  const unsigned lane = threadIdx.x % 32;
+  if (len <= 240) {
+    if (threadIdx.x == 0) *hash = xxh3::hash64_short(p, len);
+    return;
+  }
+  uint64_t acc = threadIdx.x < 8 ? init_acc_lane(threadIdx.x) : 0;
+  for (uint64_t first = 0; first < blocks; first += kFoldTile) {
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(kFoldTile, blocks - first));
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < 8 * n; i += blockDim.x) tile[i] = sums[8 * first + i];
+    __syncthreads();
+    if (threadIdx.x < 8)
+      for (unsigned b = 0; b < n; ++b) acc = xxh3::scramble(acc + tile[8 * b + threadIdx.x], threadIdx.x);
+  }
+  if (threadIdx.x < 32) {
+    const uint64_t h = finish_long_warp(acc, p, len, lane);
+    if (lane == 0) *hash = h;
+  }
+}
+
+// One warp per 64 KiB segment; the segment hashes go to `hashes`.
+__global__ void segment_hash_kernel(const uint8_t* p, uint64_t len, uint64_t count, uint64_t* hashes) {
+  const unsigned lane = threadIdx.x % 32;
+  for (uint64_t s = blockIdx.x * uint64_t{kWarps} + threadIdx.x / 32; s < count; s += uint64_t{gridDim.x} * kWarps) {
+    const uint64_t at = s * kChecksumSegmentBytes;
+    const uint64_t h = warp_hash(p + at, std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at), lane);
+    if (lane == 0) hashes[s] = h;
+  }
+}
+
+__global__ void final_hash_kernel(const uint64_t* hashes, uint64_t count, uint64_t* hash) {
+  const uint64_t h = warp_hash(reinterpret_cast<const uint8_t*>(hashes), 8 * count, threadIdx.x);
+  if (threadIdx.x == 0) *hash = h;
+}
+
+unsigned grid_for(uint64_t warps_of_work) {
+  return static_cast<unsigned>(std::clamp<uint64_t>((warps_of_work + kWarps - 1) / kWarps, 1, 65535));
+}
+
+}  // namespace
+
+std::size_t samples_checksum_temp_bytes(uint64_t bytes, bool segmented) {
+  return segmented ? 8 * std::max<uint64_t>(segments(bytes), 1) : 64 * std::max<uint64_t>(whole_blocks(bytes), 1);
+}
+
+void samples_checksum_device(const uint8_t* d_bytes, uint64_t bytes, bool segmented, uint64_t* d_hash, void* d_temp,
+                             std::size_t temp_bytes, cudaStream_t stream) {
+  VLEC_REQUIRE(temp_bytes >= samples_checksum_temp_bytes(bytes, segmented), "temporary storage of ", temp_bytes,
+               " bytes is below the ", samples_checksum_temp_bytes(bytes, segmented), " the checksum needs");
+  VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_bytes) % 8 == 0 && reinterpret_cast<uintptr_t>(d_temp) % 8 == 0,
+               "the checksum's input and temp storage must be 8-byte aligned");
+  if (segmented) {
+    const uint64_t count = segments(bytes);
+    uint64_t* hashes = static_cast<uint64_t*>(d_temp);
+    segment_hash_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes);
+    CUDA_CHECK(cudaGetLastError());
+    final_hash_kernel<<<1, 32, 0, stream>>>(hashes, count, d_hash);
+    CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  const uint64_t blocks = whole_blocks(bytes);
+  auto* sums = static_cast<unsigned long long*>(d_temp);
+  if (blocks > 0) block_sums_kernel<<<grid_for(blocks), kThreads, 0, stream>>>(d_bytes, blocks, sums);
+  CUDA_CHECK(cudaGetLastError());
+  fold_kernel<<<1, kThreads, 0, stream>>>(d_bytes, bytes, sums, blocks, d_hash);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::cuda

@@ -1,0 +1,395 @@
+// cuda/wavelet_decode.cu: the GPU decoder of wavelet frames
+// (vlec/device_wavelet.hpp; docs/FORMAT.md §10).
+//
+// Plan on the host, decode on the GPU: the frame's header area and every
+// embedded frame's header area are read to the host and checked with the CPU
+// reader's code (so the checks, and their error codes, are the CPU's); then
+// one enqueue of everything: each group's embedded frame decoded by the
+// ordinary device decoder into its own symbol buffer (each with its own temp
+// and status, so none waits for another's check; groups side by side on a
+// few streams forked from the caller's), one scatter kernel for all
+// groups, the inverse 5/3 transform per plane, one join kernel (inverse RCT,
+// range, interleave, byte order) and the samples checksum. One wait at the
+// end; the error words are read in the CPU decoder's order (embedded frames
+// by group, joined coefficients, transform by plane, range, checksum).
+//
+// Temp storage is a few regions, several of them reused: the symbols of all
+// groups share the reconstructed planes' region (the scatter has consumed
+// them before the inverse transform writes it), and when the samples do not
+// start 16-byte aligned in the output (an odd container prefix) they are
+// written to the coefficients' region (free after the inverse transform),
+// hashed there and copied to the output.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "common/safety.hpp"
+#include "cuda/backend.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/frame_decode.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_kernels.hpp"
+#include "vlec/device_dwt.hpp"
+#include "vlec/device_wavelet.hpp"
+#include "wavelet/coefficients.hpp"
+#include "wavelet/frame_format.hpp"
+#include "wavelet/samples_checksum.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+using wavelet_gpu::BoxDesc;
+using wavelet_gpu::GroupDesc;
+
+constexpr std::size_t kAlign = 256;
+constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
+
+static_assert(kChecksumSegmentBytes == wavelet::kChecksumSegmentBytes, "one segment size for CPU and GPU");
+
+std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// The embedded frames decode side by side on these streams: the device
+// decoder gives one warp to each 65,536-element chunk, so even the largest
+// group of an 8192^2 image fills only a part of an H100, and the groups are
+// independent. One set per device, made on first use and kept (creating
+// streams per call would cost more than a small group's decode); each call
+// forks from and joins back to the caller's stream with its own events, so
+// calls from several host threads stay ordered on their own streams.
+constexpr unsigned kSideStreams = 4;
+
+const std::vector<cudaStream_t>& side_streams() {
+  static std::mutex mutex;
+  static std::map<int, std::vector<cudaStream_t>> pools;  // references stay valid as devices are added
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<cudaStream_t>& pool = pools[device];
+  if (pool.empty()) {
+    std::vector<cudaStream_t> made(kSideStreams);
+    for (cudaStream_t& s : made) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    pool = made;
+  }
+  return pool;
+}
+
+// Events of one call, destroyed when it returns (a destroyed event that is
+// still pending completes normally).
+class CallEvents {
+ public:
+  ~CallEvents() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  cudaEvent_t record(cudaStream_t stream) {
+    cudaEvent_t e;
+    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    events_.push_back(e);
+    CUDA_CHECK(cudaEventRecord(e, stream));
+    return e;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+// Host copy of `bytes` device bytes at `src`, on the caller's stream (so it
+// follows whatever the caller enqueued before), waited for.
+void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t bytes, cudaStream_t stream) {
+  dst.resize(bytes);
+  if (bytes == 0) return;
+  CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+struct Layout {
+  std::size_t status = 0, groups = 0, boxes = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0;
+  std::vector<std::size_t> symbols, frame_temp, frame_temp_bytes;
+  std::size_t dwt_bytes = 0, hash_bytes = 0, total = 0;
+};
+
+struct Plan {
+  wavelet::ParsedWavelet w;  // payload is not meaningful (it stays on the device)
+  bool segmented = false;
+  DwtShape shape;
+  uint64_t pixels = 0;
+  std::vector<format::ParsedFrame> frames;  // the embedded frames' headers
+  std::vector<GroupDesc> groups;             // symbols and low pointers filled in at decode time
+  std::vector<BoxDesc> boxes;
+  Layout layout;
+};
+
+// The checks of wavelet/decode.cpp's embedded_frame() on a header read from the device.
+format::ParsedFrame read_embedded(const Plan& p, const uint8_t* d_frame, std::size_t g, cudaStream_t stream) {
+  const wavelet::Group& gr = p.w.header.groups[g];
+  const uint64_t at = p.w.frame.header_area_bytes() + gr.frame_offset;
+  const uint64_t where = p.w.stream_offset + at;
+  std::vector<uint8_t> area;
+  read_device(area, d_frame + at, format::kFixedHeaderBytes, stream);  // frame_bytes >= 48 (parse_wavelet_frame)
+  const format::FrameHeader h = format::read_fixed_header(area.data(), area.size(), where);
+  read_device(area, d_frame + at, std::min<uint64_t>(h.header_area_bytes(), gr.frame_bytes), stream);
+  format::ParsedFrame f = format::parse_frame_header(area.data(), area.size(), gr.frame_bytes, where);
+  SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
+               " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
+  SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",
+               g, " holds ", f.header.elements, " elements of ", unsigned{f.header.width}, " bytes where ",
+               gr.samples, " symbols of 1 or 2 bytes belong");
+  SAFETY_CHECK(frame_decodable(f.header), ErrorCode::corrupt_stream, "wavelet group ", g, " embeds a ",
+               to_string(f.header.codec), " frame");
+  f.payload = nullptr;
+  return f;
+}
+
+Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream) {
+  const auto* d_frame = static_cast<const uint8_t*>(d_frame_v);
+  VLEC_REQUIRE(d_frame != nullptr || bytes == 0, "null stream");
+  VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_frame) % 8 == 0, "the stream must be 8-byte aligned in device memory");
+  Plan p;
+  std::vector<uint8_t> area;
+  read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
+  const format::FrameHeader fh = format::read_fixed_header(area.data(), area.size(), 0);
+  SAFETY_CHECK(fh.codec == Codec::wavelet, ErrorCode::invalid_argument, "frame at byte 0 is a ",
+               to_string(fh.codec), " frame, not a wavelet frame");
+  read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
+  // parse_wavelet_frame reads only the header area (it checks `bytes`
+  // against the area and the frame size before it would read further).
+  p.w = wavelet::parse_wavelet_frame(area.data(), bytes, 0);
+  p.w.payload = nullptr;
+  p.segmented = p.w.header.segmented_checksum;
+  const wavelet::Header& h = p.w.header;
+  p.shape = DwtShape{h.image.width, h.image.height, h.image.depth};
+  p.pixels = p.shape.samples();
+  SAFETY_CHECK(p.shape.nx < kMaxAxis && p.shape.ny < kMaxAxis && p.shape.nz < kMaxAxis, ErrorCode::unavailable,
+               "the GPU decodes wavelet frames with axes below 2^30 samples, not ", p.shape.nx, " x ", p.shape.ny,
+               " x ", p.shape.nz);
+
+  const wavelet::Subbands sb(p.shape, h.levels);
+  const std::size_t G = h.groups.size();
+  p.frames.reserve(G);
+  uint64_t first = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    const wavelet::Group& gr = h.groups[g];
+    p.frames.push_back(read_embedded(p, d_frame, g, stream));
+    GroupDesc d;
+    d.first = first;
+    d.n = gr.samples;
+    d.low_bytes = wavelet::low_bits_bytes(gr.samples, gr.shift);
+    d.width = p.frames.back().header.width;
+    d.shift = gr.shift;
+    p.groups.push_back(d);
+    uint64_t box_first = first;
+    for (const wavelet::Box& b : sb.boxes(gr.spec)) {
+      BoxDesc bd;
+      bd.first = box_first;
+      bd.plane_base = uint64_t{gr.spec.plane} * p.pixels;
+      bd.x0 = b.x0, bd.y0 = b.y0, bd.z0 = b.z0, bd.nx = b.nx, bd.ny = b.ny, bd.nz = b.nz;
+      bd.group = static_cast<uint32_t>(g);
+      p.boxes.push_back(bd);
+      box_first += b.samples();
+    }
+    first += gr.samples;
+  }
+
+  // Temp layout (see the file comment for what shares a region).
+  Layout& L = p.layout;
+  const uint64_t coeff_bytes = 4 * p.w.frame.elements;
+  std::size_t symbols_bytes = 0;
+  L.symbols.resize(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    L.symbols[g] = symbols_bytes;
+    symbols_bytes += round_up(p.groups[g].n * p.groups[g].width);
+  }
+  L.dwt_bytes = device::dwt53_temp_bytes(p.shape, h.levels);
+  L.hash_bytes = samples_checksum_temp_bytes(p.w.frame.elements * p.w.frame.width, p.segmented);
+  std::size_t at = 0;
+  auto take = [&](std::size_t n) {
+    const std::size_t here = at;
+    at += round_up(std::max<std::size_t>(n, 1));
+    return here;
+  };
+  L.status = take(8 * wavelet_gpu::kStatusWords);
+  L.groups = take(sizeof(GroupDesc) * G);
+  L.boxes = take(sizeof(BoxDesc) * p.boxes.size());
+  L.coeffs = take(coeff_bytes);
+  L.recon = take(std::max<uint64_t>(coeff_bytes, symbols_bytes));
+  L.dwt = take(L.dwt_bytes);
+  L.hash = take(L.hash_bytes);
+  L.frame_temp.resize(G);
+  L.frame_temp_bytes.resize(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    L.frame_temp_bytes[g] = frame_decode_temp_bytes(p.frames[g]);
+    L.frame_temp[g] = take(L.frame_temp_bytes[g]);
+  }
+  L.total = at;
+  return p;
+}
+
+void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
+  const wavelet::Header& h = p.w.header;
+  for (std::size_t g = 0; g < p.frames.size(); ++g) check_frame_decode(p.frames[g], d_temp + p.layout.frame_temp[g]);
+  uint64_t st[wavelet_gpu::kStatusWords];
+  CUDA_CHECK(cudaMemcpyAsync(st, d_temp + p.layout.status, sizeof st, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const uint64_t none = ~uint64_t{0};
+  SAFETY_CHECK(st[wavelet_gpu::kStatusWide] == none, ErrorCode::corrupt_stream, "wavelet coefficient ",
+               st[wavelet_gpu::kStatusWide] & ((uint64_t{1} << 40) - 1), " of group ",
+               st[wavelet_gpu::kStatusWide] >> 40, " has more than 32 bits");
+  SAFETY_CHECK(st[wavelet_gpu::kStatusPadding] == none, ErrorCode::corrupt_stream, "wavelet low-bit padding of group ",
+               st[wavelet_gpu::kStatusPadding], " is not zero");
+  for (unsigned pl = 0; pl < h.image.planes; ++pl)
+    SAFETY_CHECK(st[wavelet_gpu::kStatusDwt + pl] == none, ErrorCode::corrupt_stream, "wavelet frame at byte ",
+                 p.w.stream_offset, ": plane ", pl, " does not invert (sample ", st[wavelet_gpu::kStatusDwt + pl],
+                 " falls outside the transform's range)");
+  SAFETY_CHECK(st[wavelet_gpu::kStatusRange] == none, ErrorCode::corrupt_stream,
+               "wavelet frame decodes a sample outside the sample type at pixel ", st[wavelet_gpu::kStatusRange]);
+  SAFETY_CHECK(st[wavelet_gpu::kStatusHash] == h.samples_checksum, ErrorCode::checksum_mismatch,
+               "checksum mismatch in the samples of the wavelet frame at byte ", p.w.stream_offset,
+               ": the stream is corrupt");
+}
+
+}  // namespace
+
+}  // namespace vlec::cuda
+
+namespace vlec::device {
+
+WaveletImage wavelet_image(const void* d_frame, std::size_t bytes) {
+  return cuda::make_plan(d_frame, bytes, nullptr).w.header.image;
+}
+
+uint64_t wavelet_decompressed_size(const void* d_frame, std::size_t bytes) {
+  return cuda::make_plan(d_frame, bytes, nullptr).w.output_bytes();
+}
+
+std::size_t wavelet_decompress_temp_bytes(const void* d_frame, std::size_t bytes) {
+  return cuda::make_plan(d_frame, bytes, nullptr).layout.total;
+}
+
+std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d_out_v, std::size_t capacity,
+                               void* d_temp_v, std::size_t temp_bytes, Stream stream) {
+  using namespace cuda;
+  namespace wg = wavelet_gpu;
+  Plan p = make_plan(d_frame_v, bytes, stream);
+  const Layout& L = p.layout;
+  const wavelet::Header& h = p.w.header;
+  const uint64_t out_bytes = p.w.output_bytes();
+  SAFETY_CHECK(out_bytes <= capacity, ErrorCode::output_too_small, "decompressed data needs ", out_bytes,
+               " bytes, more than the ", capacity, " bytes of the output buffer");
+  VLEC_REQUIRE(temp_bytes >= L.total, "temporary storage of ", temp_bytes, " bytes is below the ", L.total, " needed");
+  VLEC_REQUIRE(d_temp_v != nullptr && reinterpret_cast<uintptr_t>(d_temp_v) % kAlign == 0,
+               "temporary storage must be 256-byte aligned (as cudaMalloc returns it)");
+  VLEC_REQUIRE(d_out_v != nullptr && reinterpret_cast<uintptr_t>(d_out_v) % 16 == 0,
+               "the output must be 16-byte aligned");
+  const auto* d_frame = static_cast<const uint8_t*>(d_frame_v);
+  auto* d_out = static_cast<uint8_t*>(d_out_v);
+  auto* d_temp = static_cast<uint8_t*>(d_temp_v);
+  auto* status = reinterpret_cast<unsigned long long*>(d_temp + L.status);
+  auto* coeffs = reinterpret_cast<int32_t*>(d_temp + L.coeffs);
+  auto* recon = reinterpret_cast<int32_t*>(d_temp + L.recon);
+  const uint8_t* payload = d_frame + p.w.frame.header_area_bytes();
+
+  auto phase = [&](unsigned i) {
+    if (wg::phase_events) CUDA_CHECK(cudaEventRecord(wg::phase_events->events[i], stream));
+  };
+  phase(0);
+  CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * wg::kStatusWords, stream));
+  // Fork: each group decodes on a side stream (round robin) after what the
+  // caller's stream holds so far; join: the caller's stream waits for all.
+  const std::vector<cudaStream_t>& side = side_streams();
+  CallEvents events;
+  const cudaEvent_t fork = events.record(stream);
+  const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
+  for (std::size_t i = 0; i < used; ++i) CUDA_CHECK(cudaStreamWaitEvent(side[i], fork, 0));
+  for (std::size_t g = 0; g < p.groups.size(); ++g) {
+    p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
+    p.groups[g].low = payload + h.groups[g].bits_offset;
+    const uint8_t* frame_payload = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
+    decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
+                        d_temp + L.frame_temp[g], L.frame_temp_bytes[g], side[g % side.size()]);
+  }
+  for (std::size_t i = 0; i < used; ++i) CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(side[i]), 0));
+  phase(1);
+  // Pageable sources: cudaMemcpyAsync returns once the bytes are staged, so
+  // the host vectors may go when this function returns.
+  CUDA_CHECK(cudaMemcpyAsync(d_temp + L.groups, p.groups.data(), sizeof(GroupDesc) * p.groups.size(),
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(d_temp + L.boxes, p.boxes.data(), sizeof(BoxDesc) * p.boxes.size(),
+                             cudaMemcpyHostToDevice, stream));
+  wg::ScatterArgs sa;
+  sa.groups = reinterpret_cast<const GroupDesc*>(d_temp + L.groups);
+  sa.boxes = reinterpret_cast<const BoxDesc*>(d_temp + L.boxes);
+  sa.box_count = static_cast<uint32_t>(p.boxes.size());
+  sa.total = p.w.frame.elements;
+  sa.width = p.shape.nx;
+  sa.height = p.shape.ny;
+  sa.coeffs = coeffs;
+  sa.status = status;
+  wg::launch_scatter(sa, stream);
+  phase(2);
+
+  for (unsigned pl = 0; pl < h.image.planes; ++pl)
+    device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
+                          reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
+                          stream);
+
+  phase(3);
+  const std::size_t prefix = h.prefix.size();
+  if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
+  const uint64_t sample_bytes = p.w.frame.elements * p.w.frame.width;
+  const bool staged = prefix % 16 != 0;
+  uint8_t* samples = staged ? d_temp + L.coeffs : d_out + prefix;  // 16-byte aligned either way
+  wg::JoinArgs ja;
+  ja.planes = recon;
+  ja.pixels = p.pixels;
+  ja.planes_count = h.image.planes;
+  ja.sample_bytes = p.w.frame.width;
+  ja.rct = h.rct;
+  ja.big_endian = h.big_endian;
+  ja.out = samples;
+  ja.status = status;
+  wg::launch_join(ja, stream);
+  phase(4);
+  samples_checksum_device(samples, sample_bytes, p.segmented, reinterpret_cast<uint64_t*>(status + wg::kStatusHash),
+                          d_temp + L.hash, L.hash_bytes, stream);
+  phase(5);
+  if (staged)
+    CUDA_CHECK(cudaMemcpyAsync(d_out + prefix, samples, sample_bytes, cudaMemcpyDeviceToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  check_results(p, d_temp, stream);
+  return out_bytes;
+}
+
+}  // namespace vlec::device
+
+namespace vlec::cuda {
+
+bool can_decode_wavelet(const wavelet::ParsedWavelet& w) {
+  const WaveletImage& im = w.header.image;
+  return im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis;
+}
+
+void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
+  const uint64_t area = w.frame.header_area_bytes();
+  const uint8_t* frame = w.payload - area;
+  DeviceBuffer<uint8_t> d_frame(w.frame.frame_bytes);
+  CUDA_CHECK(cudaMemcpy(d_frame.get(), frame, w.frame.frame_bytes, cudaMemcpyHostToDevice));
+  const std::size_t out_bytes = w.output_bytes();
+  DeviceBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
+  try {
+    const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), w.frame.frame_bytes);
+    DeviceBuffer<uint8_t> d_temp(temp_bytes);
+    device::wavelet_decompress(d_frame.get(), w.frame.frame_bytes, d_out.get(), d_out.size(), d_temp.get(),
+                               d_temp.size(), nullptr);
+  } catch (const Error& e) {
+    // The device decoder sees this frame at byte 0: name its place in the
+    // caller's stream too (same code, so callers see the CPU's error).
+    if (w.stream_offset == 0) throw;
+    throw Error(e.code(), std::string(e.what()) + " (byte offsets within the wavelet frame at byte " +
+                              std::to_string(w.stream_offset) + " of the stream)");
+  }
+  if (out_bytes) CUDA_CHECK(cudaMemcpy(out, d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace vlec::cuda

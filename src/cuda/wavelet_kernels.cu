@@ -1,0 +1,171 @@
+// cuda/wavelet_kernels.cu: see wavelet_kernels.hpp.
+#include "cuda/wavelet_kernels.hpp"
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+
+namespace vlec::cuda::wavelet_gpu {
+
+PhaseEvents* phase_events = nullptr;
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
+constexpr unsigned kScatterPerThread = 4;
+constexpr uint64_t kScatterTile = uint64_t{kThreads} * kScatterPerThread;
+
+unsigned blocks_for(uint64_t items) {
+  return static_cast<unsigned>(std::clamp<uint64_t>((items + kThreads - 1) / kThreads, 1, kMaxBlocks));
+}
+
+// Whether the bits of the low-bit area after the group's last value are zero.
+__device__ bool padding_zero(const uint8_t* low, uint64_t low_bytes, uint64_t end_bit) {
+  uint64_t byte = end_bit / 8;
+  if (end_bit % 8 != 0) {
+    if ((low[byte] >> (end_bit % 8)) != 0) return false;
+    ++byte;
+  }
+  for (; byte < low_bytes; ++byte)
+    if (low[byte] != 0) return false;
+  return true;
+}
+
+// The last box in [lo, hi) that starts at or before j (boxes are sorted by
+// `first` and non-empty; boxes[lo].first <= j).
+__device__ __forceinline__ uint32_t find_box(const BoxDesc* boxes, uint32_t lo, uint32_t hi, uint64_t j) {
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (boxes[mid].first <= j) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// Coefficient j (of the concatenation of all groups), which lies in box `box`.
+__device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, uint64_t j) {
+  const BoxDesc b = a.boxes[box];
+  const GroupDesc g = a.groups[b.group];
+  const uint64_t i = j - g.first;
+  const uint64_t symbol = g.width == 1 ? uint64_t{g.symbols[i]}
+                                       : uint64_t{reinterpret_cast<const uint16_t*>(g.symbols)[i]};
+  uint64_t z = symbol;
+  if (g.shift != 0) {
+    // Value i's bits start at i * k; k <= 24, so they lie within the 64-bit
+    // window of two aligned words (bit % 32 + k <= 55).
+    const uint64_t bit = i * g.shift;
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(g.low);
+    const uint64_t w = bit / 32;
+    uint64_t window = words[w];
+    if ((w + 2) * 4 <= g.low_bytes) window |= uint64_t{words[w + 1]} << 32;
+    z = (symbol << g.shift) | ((window >> (bit % 32)) & ((uint64_t{1} << g.shift) - 1));
+    if (i == g.n - 1 && !padding_zero(g.low, g.low_bytes, g.n * g.shift))
+      atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(b.group));
+  }
+  if (z > 0xFFFFFFFFull)
+    atomicMin(&a.status[kStatusWide],
+              static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
+  const uint32_t zz = static_cast<uint32_t>(z);
+  const int32_t c = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+  const uint64_t local = j - b.first;
+  uint64_t x, y, zc;
+  if (b.nx * b.ny * b.nz <= 0xFFFFFFFFull) {  // 32-bit division, the usual case
+    const uint32_t l = static_cast<uint32_t>(local), nx = static_cast<uint32_t>(b.nx),
+                   ny = static_cast<uint32_t>(b.ny);
+    const uint32_t row = l / nx;
+    x = l - row * nx, y = row % ny, zc = row / ny;
+  } else {
+    const uint64_t row = local / b.nx;
+    x = local - row * b.nx, y = row % b.ny, zc = row / b.ny;
+  }
+  a.coeffs[b.plane_base + b.x0 + x + a.width * (b.y0 + y + a.height * (b.z0 + zc))] = c;
+}
+
+// One block per tile of kScatterTile consecutive coefficients (a thread takes
+// every kThreads-th, so accesses coalesce): one thread finds the boxes of the
+// tile's first and last coefficient; when they are the same box (all but
+// the few tiles that straddle a box edge), no thread searches at all, and
+// otherwise each searches only between the two.
+__global__ void __launch_bounds__(kThreads) scatter_kernel(ScatterArgs a) {
+  __shared__ uint32_t tile_boxes[2];
+  for (uint64_t t0 = uint64_t{blockIdx.x} * kScatterTile; t0 < a.total; t0 += uint64_t{gridDim.x} * kScatterTile) {
+    __syncthreads();  // the previous tile's readers of tile_boxes are done
+    if (threadIdx.x == 0) {
+      const uint64_t last = min(t0 + kScatterTile, a.total) - 1;
+      const uint32_t first_box = find_box(a.boxes, 0, a.box_count, t0);
+      tile_boxes[0] = first_box;
+      tile_boxes[1] = find_box(a.boxes, first_box, a.box_count, last);
+    }
+    __syncthreads();
+    const uint32_t b0 = tile_boxes[0], b1 = tile_boxes[1];
+    for (unsigned r = 0; r < kScatterPerThread; ++r) {
+      const uint64_t j = t0 + uint64_t{r} * kThreads + threadIdx.x;
+      if (j >= a.total) break;
+      scatter_one(a, b0 == b1 ? b0 : find_box(a.boxes, b0, b1 + 1, j), j);
+    }
+  }
+}
+
+template <typename T, unsigned P>
+__global__ void __launch_bounds__(kThreads) join_kernel(JoinArgs a) {
+  constexpr int32_t kMax = sizeof(T) == 1 ? 255 : 65535;
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < a.pixels; i += stride) {
+    int32_t v[P];
+#pragma unroll
+    for (unsigned p = 0; p < P; ++p) v[p] = a.planes[p * a.pixels + i];
+    if constexpr (P >= 3) {
+      if (a.rct) {
+        // Modular, as on the CPU: any int32 input is defined; the range check
+        // rejects what no encoder produced.
+        const int32_t y = v[0], cb = v[1], cr = v[2];
+        const int32_t g = static_cast<int32_t>(static_cast<uint32_t>(y) -
+                                               static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
+        v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
+        v[1] = g;
+        v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
+      }
+    }
+    bool in_range = true;
+#pragma unroll
+    for (unsigned p = 0; p < P; ++p) in_range &= v[p] >= 0 && v[p] <= kMax;
+    if (!in_range) atomicMin(&a.status[kStatusRange], static_cast<unsigned long long>(i));
+    T* o = reinterpret_cast<T*>(a.out) + i * P;
+#pragma unroll
+    for (unsigned p = 0; p < P; ++p) {
+      T t = static_cast<T>(v[p]);
+      if (sizeof(T) == 2 && a.big_endian) t = static_cast<T>((t >> 8) | (t << 8));
+      o[p] = t;
+    }
+  }
+}
+
+template <typename T>
+void launch_join_typed(const JoinArgs& a, cudaStream_t stream) {
+  const unsigned grid = blocks_for(a.pixels);
+  switch (a.planes_count) {
+    case 1: join_kernel<T, 1><<<grid, kThreads, 0, stream>>>(a); break;
+    case 2: join_kernel<T, 2><<<grid, kThreads, 0, stream>>>(a); break;
+    case 3: join_kernel<T, 3><<<grid, kThreads, 0, stream>>>(a); break;
+    default: join_kernel<T, 4><<<grid, kThreads, 0, stream>>>(a); break;
+  }
+}
+
+}  // namespace
+
+void launch_scatter(const ScatterArgs& a, cudaStream_t stream) {
+  if (a.total == 0) return;
+  const unsigned tiles = static_cast<unsigned>(std::min<uint64_t>((a.total + kScatterTile - 1) / kScatterTile, kMaxBlocks));
+  scatter_kernel<<<tiles, kThreads, 0, stream>>>(a);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_join(const JoinArgs& a, cudaStream_t stream) {
+  VLEC_REQUIRE(a.planes_count >= 1 && a.planes_count <= 4, "1 to 4 planes");
+  if (a.pixels == 0) return;
+  if (a.sample_bytes == 1) launch_join_typed<uint8_t>(a, stream);
+  else launch_join_typed<uint16_t>(a, stream);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::cuda::wavelet_gpu

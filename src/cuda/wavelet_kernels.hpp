@@ -1,0 +1,86 @@
+// cuda/wavelet_kernels.hpp: the two data kernels of the GPU wavelet decoder
+// (cuda/wavelet_decode.cu):
+//  * scatter: every coefficient of every group at once, a block per tile of
+//    1,024 consecutive ones. The tile's subband box comes from one binary
+//    search over the box table (a few dozen entries, L1-resident; per
+//    coefficient only in tiles that straddle a box edge). A thread rebuilds
+//    z = (symbol << k) | low from the decoded symbols and the packed low
+//    bits (two aligned 32-bit loads), checks that z fits 32 bits (and, for
+//    each group's last coefficient, that the low bits' padding is zero),
+//    unzigzags and writes the coefficient to its place in the plane.
+//    Consecutive threads take consecutive x of a box row, so reads and
+//    writes coalesce.
+//  * join: one thread per pixel: inverse RCT (modular, as on the CPU), range
+//    check, interleave the planes, byte order.
+// Data errors go to device words (atomicMin of the first position), read
+// once by the host after the stream completes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace vlec::cuda::wavelet_gpu {
+
+struct GroupDesc {
+  uint64_t first = 0;     // first coefficient of the group in the concatenation of all groups
+  uint64_t n = 0;         // coefficients
+  const uint8_t* symbols = nullptr;  // decoded embedded frame (16-byte aligned)
+  const uint8_t* low = nullptr;      // packed low bits in the stream (8-byte aligned)
+  uint64_t low_bytes = 0;
+  uint32_t width = 1;     // symbol bytes
+  uint32_t shift = 0;
+};
+
+struct BoxDesc {
+  uint64_t first = 0;       // first coefficient of the box in the concatenation
+  uint64_t plane_base = 0;  // plane * pixels
+  uint64_t x0 = 0, y0 = 0, z0 = 0, nx = 1, ny = 1, nz = 1;
+  uint32_t group = 0;
+};
+
+// Error words (uint64, set to ~0 before the kernels run).
+enum StatusWord : unsigned {
+  kStatusWide = 0,      // (group << 40) | coefficient: z does not fit 32 bits
+  kStatusPadding = 1,   // group whose low-bit padding is not zero
+  kStatusRange = 2,     // pixel with a sample outside the sample type
+  kStatusDwt = 3,       // 3 + plane: the inverse transform's error word
+  kStatusHash = 7,      // the samples checksum (a value, not an error)
+  kStatusWords = 8,
+};
+
+struct ScatterArgs {
+  const GroupDesc* groups = nullptr;
+  const BoxDesc* boxes = nullptr;
+  uint32_t box_count = 0;
+  uint64_t total = 0;  // coefficients of all groups
+  uint64_t width = 0, height = 0;  // plane shape (x, y extents)
+  int32_t* coeffs = nullptr;       // all planes, plane p at p * pixels
+  unsigned long long* status = nullptr;
+};
+void launch_scatter(const ScatterArgs& a, cudaStream_t stream);
+
+struct JoinArgs {
+  const int32_t* planes = nullptr;  // reconstructed samples, plane p at p * pixels
+  uint64_t pixels = 0;
+  unsigned planes_count = 1;
+  unsigned sample_bytes = 1;  // 1 or 2
+  bool rct = false;
+  bool big_endian = false;
+  uint8_t* out = nullptr;  // 16-byte aligned
+  unsigned long long* status = nullptr;
+};
+void launch_join(const JoinArgs& a, cudaStream_t stream);
+
+// Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the decoder
+// records events[0..5] on its stream at the start of the enqueue, after the
+// embedded frames, the scatter, the inverse transform, the join and the
+// checksum, so the parts can be timed in the real pipeline. Not thread-safe;
+// null (the default) records nothing.
+struct PhaseEvents {
+  static constexpr unsigned kCount = 6;
+  cudaEvent_t events[kCount];
+};
+extern PhaseEvents* phase_events;
+
+}  // namespace vlec::cuda::wavelet_gpu

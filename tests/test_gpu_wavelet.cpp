@@ -1,0 +1,420 @@
+// tests/test_gpu_wavelet.cpp: the GPU decoder of wavelet frames
+// (vlec/device_wavelet.hpp, cuda/wavelet_decode.cu) against the CPU codec,
+// which defines the answer: frames written by the CPU writer, of many shapes
+// (1x1, odd, 1D, 3D, 4097x3), u8 and u16, 1 to 4 planes, RCT on and off,
+// every level count from 0 to the most the shape allows, big-endian output,
+// container prefixes of odd and aligned lengths, photograph-like data, noise
+// that forces shifted low bits, and sparse volumes that embed rle frames,
+// must decode on the GPU to the original samples, byte for byte, through the
+// device API and through vlec::decompress with the CUDA backend. The samples
+// checksum kernels (both definitions of FORMAT §10.2) are checked against
+// the host XXH3 at lengths around every boundary. Corrupt and truncated
+// frames must throw the CPU decoder's error code, never crash (the device run
+// also runs this test under compute-sanitizer). Every case prints its seed.
+// Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "vlec/vlec.hpp"
+
+#ifdef VLEC_WITH_CUDA
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "common/checksum.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "test_util.hpp"
+#include "vlec/device_wavelet.hpp"
+#include "vlec/dwt.hpp"
+#include "vlec/wavelet.hpp"
+#include "wavelet/frame_format.hpp"
+#include "wavelet/layout.hpp"
+#include "wavelet/samples_checksum.hpp"
+
+namespace vlec {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using cuda::DeviceBuffer;
+
+#define REQUIRE_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device"
+
+uint64_t seed_for(uint64_t salt) {
+  const uint64_t s = test::base_seed() * 1000003 + salt;
+  std::cout << "[   seed   ] " << s << std::endl;
+  return s;
+}
+
+WaveletImage image(std::size_t w, std::size_t h, std::size_t d, unsigned planes, DType t) {
+  WaveletImage im;
+  im.width = w, im.height = h, im.depth = d, im.planes = planes, im.dtype = t;
+  return im;
+}
+
+std::string name(const WaveletImage& im) {
+  return std::to_string(im.width) + "x" + std::to_string(im.height) + "x" + std::to_string(im.depth) + " p" +
+         std::to_string(im.planes) + (im.dtype == DType::u8 ? " u8" : " u16");
+}
+
+// Like a photograph: gradient, texture, rectangles with sharp edges, noise;
+// planes correlated like colour channels. `noise` in units of 1/255 of the range.
+Bytes photo(const WaveletImage& im, uint64_t seed, double noise = 2.0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss(0.0, noise);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double top = im.dtype == DType::u8 ? 255.0 : 65535.0;
+  struct Rect { double x0, y0, x1, y1, v; };
+  std::vector<Rect> rects;
+  for (int i = 0; i < 5; ++i) {
+    const double a = u(rng), b = u(rng), c = u(rng), d = u(rng);
+    rects.push_back({std::min(a, b), std::min(c, d), std::max(a, b), std::max(c, d), u(rng)});
+  }
+  const double fx = 0.05 + 0.2 * u(rng), fy = 0.05 + 0.2 * u(rng);
+  Bytes out(im.samples() * dtype_bytes(im.dtype));
+  std::size_t i = 0;
+  for (std::size_t z = 0; z < im.depth; ++z)
+    for (std::size_t y = 0; y < im.height; ++y)
+      for (std::size_t x = 0; x < im.width; ++x) {
+        const double nx = double(x) / double(im.width), ny = double(y) / double(im.height);
+        double base = 0.3 + 0.3 * nx + 0.2 * ny + 0.05 * std::sin(fx * x + 0.3 * z) * std::cos(fy * y);
+        for (const Rect& r : rects)
+          if (nx >= r.x0 && nx < r.x1 && ny >= r.y0 && ny < r.y1) base = 0.5 * base + 0.5 * r.v;
+        for (unsigned p = 0; p < im.planes; ++p, ++i) {
+          const double v = std::clamp(std::round(top * base * (0.8 + 0.1 * p) + gauss(rng) * top / 255.0), 0.0, top);
+          if (im.dtype == DType::u8) out[i] = static_cast<uint8_t>(v);
+          else store_le16(&out[2 * i], static_cast<uint16_t>(v));
+        }
+      }
+  return out;
+}
+
+// Full-range noise: large coefficients, shifted low bits on u16.
+Bytes noise(const WaveletImage& im, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Bytes out(im.samples() * dtype_bytes(im.dtype));
+  for (auto& b : out) b = static_cast<uint8_t>(rng());
+  return out;
+}
+
+// A sparse volume: one blob in empty space (long zero runs: rle embedded frames).
+Bytes sparse(const WaveletImage& im, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> n(0, 40);
+  Bytes out(im.samples() * dtype_bytes(im.dtype), 0);
+  const double cx = im.width * 0.4, cy = im.height * 0.6, cz = im.depth * 0.5, r = std::max(3.0, im.width / 5.0);
+  for (std::size_t z = 0; z < im.depth; ++z)
+    for (std::size_t y = 0; y < im.height; ++y)
+      for (std::size_t x = 0; x < im.width; ++x) {
+        const double d = std::sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz));
+        if (d > r) continue;
+        for (unsigned p = 0; p < im.planes; ++p) {
+          const std::size_t i = p + im.planes * (x + im.width * (y + im.height * z));
+          const int v = static_cast<int>(200 - 100 * d / r) + n(rng);
+          if (im.dtype == DType::u8) out[i] = static_cast<uint8_t>(std::min(v, 255));
+          else store_le16(&out[2 * i], static_cast<uint16_t>(v * 200 + n(rng)));
+        }
+      }
+  return out;
+}
+
+// What decompress() must return: prefix, then the samples in the asked order.
+Bytes expected(const Bytes& data, const WaveletImage& im, const WaveletOptions& o) {
+  Bytes out = o.container_prefix;
+  Bytes s = data;
+  if (o.big_endian_output && im.dtype == DType::u16)
+    for (std::size_t i = 0; i + 1 < s.size(); i += 2) std::swap(s[i], s[i + 1]);
+  out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+// Decode `stream` (only its first `bytes` bytes are on the device, in a
+// buffer of exactly that size, so that compute-sanitizer sees any read
+// past it) with the device API: the output, or the error it threw.
+struct GpuResult {
+  bool threw = false;
+  ErrorCode code{};
+  std::string what;
+  Bytes out;
+};
+
+GpuResult gpu_decode(const uint8_t* stream, std::size_t bytes) {
+  GpuResult r;
+  try {
+    DeviceBuffer<uint8_t> d_frame(std::max<std::size_t>(bytes, 1));
+    if (bytes) CUDA_CHECK(cudaMemcpy(d_frame.get(), stream, bytes, cudaMemcpyHostToDevice));
+    const uint64_t out_bytes = device::wavelet_decompressed_size(d_frame.get(), bytes);
+    const std::size_t temp = device::wavelet_decompress_temp_bytes(d_frame.get(), bytes);
+    DeviceBuffer<uint8_t> d_out(std::max<uint64_t>(out_bytes, 16)), d_temp(temp);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    try {
+      const std::size_t n =
+          device::wavelet_decompress(d_frame.get(), bytes, d_out.get(), d_out.size(), d_temp.get(), temp, s);
+      EXPECT_EQ(n, out_bytes);
+    } catch (...) {
+      cudaStreamDestroy(s);
+      throw;
+    }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    r.out.resize(out_bytes);
+    if (out_bytes) CUDA_CHECK(cudaMemcpy(r.out.data(), d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
+  } catch (const Error& e) {
+    r.threw = true, r.code = e.code(), r.what = e.what();
+  }
+  return r;
+}
+
+struct CpuResult {
+  bool threw = false;
+  ErrorCode code{};
+  Bytes out;
+};
+
+CpuResult cpu_decode(const uint8_t* stream, std::size_t bytes) {
+  CpuResult r;
+  DecompressOptions o;
+  o.backend = Backend::cpu;
+  try {
+    r.out = decompress(stream, bytes, o);
+  } catch (const Error& e) {
+    r.threw = true, r.code = e.code();
+  }
+  return r;
+}
+
+// One frame: CPU-written, decoded on the GPU (device API and host API).
+void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions& o, const std::string& what) {
+  SCOPED_TRACE(what + " " + name(im) + " levels " + std::to_string(o.levels) + (o.colour_transform ? " rct" : "") +
+               (o.big_endian_output ? " be" : "") + " prefix " + std::to_string(o.container_prefix.size()));
+  const Bytes stream = wavelet_compress(data.data(), im, o);
+  const Bytes want = expected(data, im, o);
+  const GpuResult g = gpu_decode(stream.data(), stream.size());
+  ASSERT_FALSE(g.threw) << g.what;
+  ASSERT_EQ(g.out.size(), want.size());
+  EXPECT_TRUE(g.out == want);
+  DecompressOptions d;
+  d.backend = Backend::cuda;
+  EXPECT_TRUE(decompress(stream.data(), stream.size(), d) == want);
+}
+
+TEST(GpuWavelet, ShapesTypesPlanesLevels) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(1);
+  const std::vector<std::array<std::size_t, 3>> shapes = {
+      {1, 1, 1}, {2, 1, 1}, {1, 9, 1}, {7, 5, 1}, {33, 17, 1}, {64, 64, 1}, {100, 1, 1}, {1000, 1, 1},
+      {4097, 3, 1}, {3, 4097, 1}, {17, 9, 5}, {16, 16, 16}, {5, 1, 7}, {129, 67, 1}};
+  std::size_t cases = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si)
+    for (DType t : {DType::u8, DType::u16})
+      for (unsigned planes = 1; planes <= 4; ++planes) {
+        const WaveletImage im = image(shapes[si][0], shapes[si][1], shapes[si][2], planes, t);
+        const unsigned max_levels = wavelet::effective_levels(DwtShape{im.width, im.height, im.depth}, kDwtMaxLevels);
+        const Bytes data = photo(im, seed + 100 * si + 10 * planes + static_cast<unsigned>(t));
+        for (unsigned levels : {0u, 1u, 2u, max_levels}) {
+          if (levels > max_levels) continue;
+          WaveletOptions o;
+          o.levels = levels;  // 0: automatic (6, clamped); a 1x1 image has 0 levels
+          o.colour_transform = (planes + levels) % 2 == 1;
+          check_case(data, im, o, "photo");
+          ++cases;
+        }
+      }
+  std::cout << cases << " frames decoded on the GPU" << std::endl;
+}
+
+TEST(GpuWavelet, EveryLevelCountAndNoLevels) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(2);
+  const WaveletImage im = image(67, 45, 1, 3, DType::u16);
+  const Bytes data = photo(im, seed, 4.0);
+  for (unsigned levels = 1; levels <= 8; ++levels) {
+    WaveletOptions o;
+    o.levels = levels;
+    check_case(data, im, o, "every level");
+  }
+  // levels = 0 asks for the automatic count; a 1x1 image has no level at all.
+  check_case(photo(image(1, 1, 1, 4, DType::u16), seed), image(1, 1, 1, 4, DType::u16), {}, "1x1");
+}
+
+TEST(GpuWavelet, NoiseShiftsPrefixesAndByteOrder) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(3);
+  for (unsigned planes : {1u, 3u, 4u})
+    for (DType t : {DType::u8, DType::u16}) {
+      const WaveletImage im = image(211, 73, 1, planes, t);
+      const Bytes data = noise(im, seed + planes);
+      for (std::size_t prefix : {0, 1, 13, 16, 19}) {
+        WaveletOptions o;
+        for (std::size_t i = 0; i < prefix; ++i) o.container_prefix.push_back(static_cast<uint8_t>('A' + i));
+        o.big_endian_output = t == DType::u16 && prefix % 2 == 1;
+        check_case(data, im, o, "noise");
+      }
+    }
+}
+
+TEST(GpuWavelet, SparseVolumesAndExtremes) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(4);
+  for (DType t : {DType::u8, DType::u16}) {
+    const WaveletImage vol = image(48, 40, 36, 1, t);
+    check_case(sparse(vol, seed), vol, {}, "sparse volume");
+    // All-equal at the top of the range, and a checkerboard of the extremes.
+    const WaveletImage im = image(97, 31, 1, 3, t);
+    Bytes top(im.samples() * dtype_bytes(t), 0xFF), board(top.size());
+    for (std::size_t i = 0; i < board.size(); ++i) {
+      const std::size_t pixel = i / dtype_bytes(t) / 3;
+      board[i] = (pixel % 97 + pixel / 97) % 2 ? 0xFF : 0;
+    }
+    check_case(top, im, {}, "all max");
+    check_case(board, im, {}, "extremes");
+  }
+}
+
+TEST(GpuWavelet, LargeImage) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(5);
+  const WaveletImage im = image(2048, 1531, 1, 1, DType::u16);
+  check_case(photo(im, seed, 3.0), im, {}, "large");
+  const WaveletImage rgb = image(1023, 767, 1, 3, DType::u8);
+  check_case(photo(rgb, seed + 1), rgb, {}, "large rgb");
+}
+
+// The samples checksum kernels against the host XXH3, both definitions.
+TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(6);
+  std::mt19937_64 rng(seed);
+  const uint64_t S = cuda::kChecksumSegmentBytes;
+  for (uint64_t len : {uint64_t{1}, uint64_t{16}, uint64_t{240}, uint64_t{241}, uint64_t{1024}, uint64_t{1025},
+                       uint64_t{4096 + 63}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777}) {
+    Bytes data(len);
+    for (auto& b : data) b = static_cast<uint8_t>(rng());
+    std::vector<uint64_t> seg;
+    for (uint64_t at = 0; at < len; at += S) seg.push_back(checksum64(data.data() + at, std::min(S, len - at)));
+    const uint64_t want_seg = checksum64(seg.data(), 8 * seg.size());
+    EXPECT_EQ(want_seg, wavelet::segmented_checksum(data.data(), len, false, 0));  // the CPU reader's definition
+    const uint64_t want_seq = checksum64(data.data(), len);
+    DeviceBuffer<uint8_t> d(len);
+    CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
+    DeviceBuffer<uint64_t> h(1);
+    for (bool segmented : {false, true}) {
+      DeviceBuffer<uint8_t> temp(cuda::samples_checksum_temp_bytes(len, segmented));
+      cuda::samples_checksum_device(d.get(), len, segmented, h.get(), temp.get(), temp.size(), nullptr);
+      uint64_t got = 0;
+      CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << (segmented ? " segmented" : "");
+    }
+  }
+}
+
+// Rewrites the flags byte and samples checksum of a frame and re-seals its
+// header checksum, so that only the samples checksum can reject it.
+Bytes with_header(Bytes s, uint8_t flags, uint64_t samples_checksum) {
+  const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(s.data(), s.size(), 0);
+  const uint64_t area = w.frame.header_area_bytes();
+  s[48 + 26] = flags;
+  store_le64(&s[48 + 40], samples_checksum);
+  store_le64(&s[area - 8], checksum64(s.data(), area - 8));
+  return s;
+}
+
+// Frames of both checksum definitions (flag bit 2 set: segmented, what
+// writers write; clear: one XXH3 over all samples, the first 1.1 streams)
+// decode on the GPU; a checksum under the other definition is a mismatch.
+TEST(GpuWavelet, BothSamplesChecksumDefinitionsEndToEnd) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(8);
+  for (const WaveletImage& im : {image(300, 229, 1, 3, DType::u16), image(1000, 333, 1, 1, DType::u8)}) {
+    WaveletOptions o;
+    o.big_endian_output = im.dtype == DType::u16;
+    o.container_prefix = {'P', '6', '\n'};  // samples behind an odd prefix: the staged path
+    const Bytes data = photo(im, seed);
+    const Bytes s = wavelet_compress(data.data(), im, o);
+    const Bytes want = expected(data, im, o);
+    const Bytes samples(want.begin() + 3, want.end());
+    const uint8_t flags = s[48 + 26];
+    ASSERT_TRUE(flags & wavelet::kFlagSegmentedChecksum);
+    const uint8_t old_flags = flags & ~wavelet::kFlagSegmentedChecksum;
+    const uint64_t whole = checksum64(samples.data(), samples.size());
+    const uint64_t segmented = wavelet::segmented_checksum(samples.data(), samples.size(), false, 0);
+    for (const Bytes& good : {s, with_header(s, old_flags, whole)}) {
+      const GpuResult g = gpu_decode(good.data(), good.size());
+      ASSERT_FALSE(g.threw) << g.what;
+      EXPECT_TRUE(g.out == want);
+    }
+    for (const Bytes& bad : {with_header(s, flags, segmented ^ 1), with_header(s, old_flags, whole ^ (1ull << 63)),
+                             with_header(s, old_flags, segmented), with_header(s, flags, whole)}) {
+      const GpuResult g = gpu_decode(bad.data(), bad.size());
+      ASSERT_TRUE(g.threw);
+      EXPECT_EQ(g.code, ErrorCode::checksum_mismatch) << g.what;
+    }
+  }
+}
+
+// Every damaged or truncated frame is rejected with the CPU decoder's code.
+TEST(GpuWavelet, CorruptAndTruncatedFramesAreRejected) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(7);
+  std::mt19937_64 rng(seed);
+  // u16 RGB noise: shifted low bits; plus a photo (k = 0 groups) and a sparse
+  // volume (rle embedded frames).
+  std::vector<Bytes> streams;
+  {
+    const WaveletImage im = image(61, 47, 1, 3, DType::u16);
+    streams.push_back(wavelet_compress(noise(im, seed).data(), im));
+    const WaveletImage ph = image(90, 70, 1, 1, DType::u8);
+    WaveletOptions o;
+    o.container_prefix = {'P', '5', '\n'};
+    streams.push_back(wavelet_compress(photo(ph, seed).data(), ph, o));
+    const WaveletImage vol = image(24, 20, 18, 1, DType::u8);
+    streams.push_back(wavelet_compress(sparse(vol, seed).data(), vol));
+  }
+  // VLEC_GPU_WAVELET_FLIPS: flips per stream (150; fewer under compute-sanitizer).
+  const char* env = std::getenv("VLEC_GPU_WAVELET_FLIPS");
+  const int flips = env ? std::atoi(env) : 150;
+  std::size_t trials = 0, rejected = 0, code_mismatch = 0;
+  for (const Bytes& clean : streams) {
+    for (int t = 0; t < flips; ++t) {
+      Bytes s = clean;
+      const std::size_t at = rng() % s.size();
+      s[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      const CpuResult c = cpu_decode(s.data(), s.size());
+      const GpuResult g = gpu_decode(s.data(), s.size());
+      ++trials;
+      ASSERT_EQ(g.threw, c.threw) << "flip at byte " << at << ": " << g.what;
+      if (g.threw) {
+        ++rejected;
+        if (g.code != c.code) ++code_mismatch;
+        EXPECT_EQ(g.code, c.code) << "flip at byte " << at << ": GPU says " << g.what;
+      } else {
+        EXPECT_TRUE(g.out == c.out) << "flip at byte " << at;
+      }
+    }
+    for (std::size_t cut : {std::size_t{0}, std::size_t{7}, std::size_t{48}, std::size_t{100}, clean.size() / 2,
+                            clean.size() - 8, clean.size() - 1}) {
+      const GpuResult g = gpu_decode(clean.data(), cut);
+      const CpuResult c = cpu_decode(clean.data(), cut);
+      ++trials;
+      ASSERT_TRUE(g.threw) << "cut at " << cut;
+      ASSERT_TRUE(c.threw);
+      ++rejected;
+      EXPECT_EQ(g.code, c.code) << "cut at " << cut << ": GPU says " << g.what;
+    }
+  }
+  std::cout << trials << " damaged frames, " << rejected << " rejected, " << code_mismatch
+            << " with another code than the CPU's" << std::endl;
+}
+
+}  // namespace
+}  // namespace vlec
+
+#endif  // VLEC_WITH_CUDA
