@@ -3,11 +3,11 @@
 //
 // One thread block per chunk (grid-stride). After the chunk's header checks
 // (R in 1..N, stored_bytes == align(R * w, 4) + 2R, zero padding, payload in
-// bounds), the runs are taken a tile at a time (2,048 runs for bytes, 1,024
+// bounds), the runs are taken a tile at a time (3,072 runs for bytes, 1,024
 // for wider elements; each thread holds its consecutive runs packed in
 // registers, loaded a tile ahead), and a BlockScan of the lengths gives every
 // run its start in the tile (the inverse of PARLE's compaction). Then:
-//  * bytes, when the tile's output fits 24 KB (short runs): the head fill.
+//  * bytes, when the tile's output fits 36 KB (short runs): the head fill.
 //    Each run writes its value at its first byte of a shared staging area and
 //    sets a bit in a run-head bitmap; each lane then takes 16 staged bytes and
 //    their 16 head bits, and every byte becomes the value of the last head at
@@ -21,9 +21,10 @@
 //    from its previous one and filling the group from one run when it lies
 //    inside it (most groups of long runs).
 // H100, 1 GiB of u8 (bench/rle_bench, 2026-11-22): byte runs of mean length
-// 6 decode at 1.44 TB/s (first version: 274 GB/s with a binary search per
+// 6 decode at 1.56 TB/s (first version: 274 GB/s with a binary search per
 // element; 692 with 16-byte groups and the walk alone; 1,168 with the head
-// fill; 1,438 loading runs a tile ahead), the sparse volume at 1.70 TB/s.
+// fill; 1,438 loading runs a tile ahead; 1,564 with 12 runs a thread), the
+// sparse volume at 1.55 TB/s.
 //
 // Corrupt input never makes the kernel leave its buffers: every read is
 // inside [offset, offset + stored_bytes) once that range is checked against
@@ -47,16 +48,18 @@ using namespace rle_detail;
 
 constexpr int kBlock = 256;
 
-// Tile geometry by element type. Bytes take 8 runs a thread, so that a tile of
-// byte runs (mean length ~6) spans ~12 KB of output and the barriers and the
-// scan of a tile are paid once per ~48 bytes a thread.
+// Tile geometry by element type. Bytes take 12 runs a thread: a tile of byte
+// runs of mean length 6 spans ~18 KB of output, 4.5 16-byte groups a thread,
+// so the head fill's last round is half full on average. With 8 runs a thread
+// a tile spans ~768 groups, 3 a thread, and half the tiles needed a fourth
+// round for a few groups past 768 (byte runs: 1,457 GB/s with 8 runs a thread
+// at 5 blocks an SM, 1,564 with 12 at 4; 12 at 5 spills and runs at 1,381).
 template <typename T>
 struct TileShape {
-  static constexpr int kItems = sizeof(T) == 1 ? 8 : 4;
+  static constexpr int kItems = sizeof(T) == 1 ? 12 : 4;
   static constexpr int kRuns = kBlock * kItems;
-  // Blocks an SM for bytes: 5 (48 registers; 4 ran at 1,388 GB/s on byte runs,
-  // 5 at 1,438 with an 8-byte spill; 6 spills 32 bytes).
-  static constexpr int kMinBlocks = sizeof(T) == 1 ? 5 : 1;
+  // Blocks an SM for bytes: 4 (64 registers, 43 KB of shared memory a block).
+  static constexpr int kMinBlocks = sizeof(T) == 1 ? 4 : 1;
 };
 
 // The head-fill expansion of byte tiles (rle_decode_kernel<uint8_t>): a tile
@@ -69,7 +72,7 @@ struct TileShape {
 // diverge on run lengths (the first design, a word-building loop per run, ran
 // with 13.5 of 32 lanes active and 692 GB/s on byte runs).
 struct HeadStage {
-  static constexpr uint32_t kStage = 24576;  // twice a tile of byte runs of mean length 6
+  static constexpr uint32_t kStage = 36864;  // twice a tile of byte runs of mean length 6 (static: under 48 KB)
   alignas(16) uint8_t stage[kStage + 16];  // run values at their first byte, other bytes stale
 };
 // Kept outside the union with the walk's arrays: the head bits are zero
@@ -339,7 +342,7 @@ __global__ __launch_bounds__(kBlock, TileShape<T>::kMinBlocks) void rle_decode_k
       for (uint64_t k = threadIdx.x; k < n; k += kBlock) out[k] = load_value<T>(src + k * w);
     } else if (status == kRleOk) {
       const uint16_t* lens = reinterpret_cast<const uint16_t*>(src + lengths_offset(R, w));
-      uint32_t pos = 0;  // elements of the chunk written so far (32-bit: fewer registers, 5 blocks an SM)
+      uint32_t pos = 0;  // elements of the chunk written so far (32-bit: fewer registers)
       const uint32_t k0 = threadIdx.x * kItems;
       // The next tile's runs are loaded a tile ahead, into registers, and
       // arrive while this tile is expanded: without it every tile waits a
