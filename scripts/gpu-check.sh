@@ -33,8 +33,8 @@ echo "== GPU tests"
 "$BIN/vlec_tests" --gtest_filter="${GPU_TEST_FILTER:-Gpu*:*Gpu*}" ${GPU_TEST_ARGS:-} >"$OUT/gpu-tests.log" 2>&1 || status=1
 tail -5 "$OUT/gpu-tests.log"
 echo "== compute-sanitizer memcheck (corruption tests)"
-compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
-  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError:GpuRleFrames.CorruptionIsReported' \
+VLEC_GPU_WAVELET_FLIPS=${VLEC_GPU_WAVELET_FLIPS:-25} compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
+  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError:GpuRleFrames.CorruptionIsReported:GpuWavelet.CorruptAndTruncatedFramesAreRejected' \
   >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
 if [ -n "${NCU_BENCH_ARGS:-}" ]; then
@@ -86,6 +86,11 @@ fi
 if [ -x "$BIN/dwt_gpu_bench" ] && [ -z "${SKIP_DWT_BENCH:-}" ]; then
   echo "== GPU 5/3 wavelet transform"
   "$BIN/dwt_gpu_bench" ${DWT_BENCH_ARGS:-} 2>&1 | tee "$OUT/dwt-gpu-bench.log" || status=1
+fi
+if [ -x "$BIN/wavelet_gpu_bench" ] && [ -z "${SKIP_WAVELET_BENCH:-}" ]; then
+  echo "== wavelet frames decoded on the GPU (u16 8192^2: carried 16-bit images mirrored, and a generated one)"
+  "$BIN/wavelet_gpu_bench" ${WAVELET_BENCH_ARGS:---repeat 11} $(ls "$BIN"/data/images/*16*.p?m "$BIN"/data/images/mr_*.pgm 2>/dev/null) \
+    2>&1 | tee "$OUT/wavelet-gpu-bench.log" || status=1
 fi
 if [ -x "$BIN/image_bench" ] && [ -z "${SKIP_IMAGE_BENCH:-}" ] && ls "$BIN"/data/images/* >/dev/null 2>&1; then
   echo "== wavelet codec against OpenJPEG and PNG on the carried real images"
