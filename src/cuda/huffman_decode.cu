@@ -2,14 +2,16 @@
 // and verifies it: the chunk's XXH3 is folded from the rows the lanes hold
 // in registers (xxh3_warp.cuh), so checking costs no second pass.
 //
-// Why it is fast: the hot loop is branch-free. A refill is a ballot, two
-// popcounts and one predicated load of a word whose index is clamped into the
-// chunk (an overrun is caught once, at the end, by the word count); a symbol
-// is one shared-memory lookup and a shift. The kernel is specialised on the
-// symbol type, on K (symbols per refill step) and on whether codes longer
-// than the shared table exist, so none of these is a run-time switch, and
-// the rare long codes take an inline path that costs the common case one
-// compare.
+// Why it is fast: the decoder is instruction-bound, so the hot loop is
+// branch-free in the common case and short. A refill is a ballot, two
+// popcounts and one shuffle from a register window of the chunk's next
+// words. A step of K >= 2 symbols is one lookup in a shared pair table
+// (both codes and their total length); otherwise a symbol is one lookup in a
+// shared single table, and a code longer than its index is one load from a
+// second-level table (huffman/gpu_tables.hpp). The tables' index widths are
+// fixed per K and symbol width, so masks and offsets are constants, and the
+// kernel is specialised on the symbol type, K, pairs and long codes. Full
+// rows go block by block of the hash, so no row tests whether to hash.
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/xxh3_warp.cuh"
@@ -149,7 +151,7 @@ __device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTabl
 //
 // The warp reads the chunk's words in order (the layout hands them out by
 // ballot), so it keeps the next 64 in two 32-word windows, one word per lane,
-// and a refill is two shuffles instead of a load: a window is loaded, fully
+// and a refill is one shuffle instead of a load: a window is loaded, fully
 // coalesced, as soon as the one before it is entered, several steps before
 // its first word is needed, so the decoder no longer waits on global memory
 // at every step.
@@ -167,27 +169,34 @@ struct LaneDecoder {
   __device__ __forceinline__ uint32_t load(uint32_t i) const { return __ldg(words + min(i, last_word)); }
 
   uint32_t lanes_below = 0;     // lanemask_lt, read once
+  uint32_t lane = 0;
 
-  __device__ __forceinline__ void start(unsigned lane) {
+  __device__ __forceinline__ void start(unsigned lane_index) {
+    lane = lane_index;
     lanes_below = lanemask_lt();
     win0 = load(lane);
     win1 = load(32 + lane);
   }
 
+  // The words a refill hands out are window positions o .. o + 31 at most
+  // (o = base - wbase < 32), and position p sits in lane p mod 32: in win0
+  // if p < 32, which for p in that range means lane >= o, else in win1. So
+  // each lane offers the one word of its own that may be asked for, and one
+  // shuffle (not one per window) delivers every lane's word.
   __device__ __forceinline__ void refill(bool active, uint32_t threshold) {
     const bool need = active && bits < threshold;
     const uint32_t mask = __ballot_sync(kFullMask, need);
-    const uint32_t r = base - wbase + __popc(mask & lanes_below);  // < 63
-    const uint32_t from0 = __shfl_sync(kFullMask, win0, r & 31);
-    const uint32_t from1 = __shfl_sync(kFullMask, win1, r & 31);
-    const uint32_t w = need ? (r < 32 ? from0 : from1) : 0u;
+    const uint32_t o = base - wbase;
+    const uint32_t offered = lane >= o ? win0 : win1;
+    const uint32_t from = __shfl_sync(kFullMask, offered, (o + __popc(mask & lanes_below)) & 31);
+    const uint32_t w = need ? from : 0u;
     buf |= uint64_t{w} << bits;
     bits += need ? 32u : 0u;
     base += __popc(mask);
     if (base - wbase >= 32) {  // warp-uniform: win0 is used up
       win0 = win1;
       wbase += 32;
-      win1 = load(wbase + 32 + (threadIdx.x % kLanes));
+      win1 = load(wbase + 32 + lane);
     }
   }
 

@@ -4,9 +4,9 @@
 // Why it is fast: the 32 lanes of a warp are the chunk's 32 lane decoders.
 // Before each step the lanes that need a word take consecutive words of the
 // chunk (one ballot, one popcount: coalesced reads); every lane then decodes
-// K symbols with lookups in a shared-memory table, and after a row each lane
-// stores its 4 symbols with one vector store, so a warp writes 128
-// neighbouring elements at once.
+// K symbols with lookups in shared-memory tables (two codes a lookup where
+// K >= 2), and after a row each lane stores its 4 symbols with one vector
+// store, so a warp writes 128 neighbouring elements at once.
 #pragma once
 
 #include <cuda_runtime.h>

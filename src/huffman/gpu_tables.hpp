@@ -8,10 +8,11 @@
 // (in global memory, read through L1), instead of a marker that sends the
 // decoder through the canonical First/Entry walk (one compare per length).
 // The pair table (two codes per lookup) is used wherever the CPU decoder
-// builds one (it completes at least half of its indexes' steps): a warp
-// takes the slow path when any of its 32 lanes does, yet measured on an H100
-// the pair table still wins where 61 % of warp-steps take it (u16
-// quantization codes, 1,024 bins: 1,040 against 1,000 GB/s).
+// builds one (it completes at least half of its indexes' steps), although a
+// warp takes the slow path when any of its 32 lanes does: on an H100 it
+// lifts skewed bytes from 596 to 659 GB/s; on u16 quantization codes with
+// 1,024 bins (61 % of warp-steps slow) its effect was not settled
+// (docs/ARCHITECTURE.md, Known limits), which pair_slow_share could decide.
 #pragma once
 
 #include <cstdint>
