@@ -135,6 +135,35 @@ int main(int argc, char** argv) {
         ok = false;
       }
       const double gbs = sample.bytes.size() / ms / 1e6;
+      // Decoder variants on the same frame, each verified the same way: one
+      // block per 8 chunks instead of resident blocks, and the pair table
+      // switched the other way where the codebook has one.
+      auto variant = [&](const char* what, const cuda::HuffmanDecodeArgs& v) {
+        CUDA_CHECK(cudaMemset(dst.get(), 0xA5, bytes));
+        const float v_ms = median_ms(args.repeat, [&] { cuda::launch_huffman_decode(v, 0); });
+        std::vector<uint8_t> v_back(sample.bytes.size());
+        CUDA_CHECK(cudaMemcpy(v_back.data(), dst.get(), v_back.size(), cudaMemcpyDeviceToHost));
+        bool v_ok = v_back == sample.bytes;
+        try {
+          cuda::check_frame_decode(f, d_dtemp.get());
+        } catch (const Error&) {
+          v_ok = false;
+        }
+        const double v_gbs = sample.bytes.size() / v_ms / 1e6;
+        std::printf("%-12s %-5s %8u      decoder variant %-34s %8.3f ms %8.1f GB/s %6.1f%% of copy, %s\n", name.c_str(),
+                    std::string(to_string(sample.dtype)).c_str(), chunk, what, v_ms, v_gbs, 100 * v_gbs / copy_gbs,
+                    v_ok ? "decode ok" : "DECODE WRONG");
+      };
+      {
+        cuda::HuffmanDecodeArgs v = a;
+        v.resident_blocks = false;
+        variant("one block per 8 chunks:", v);
+        if (a.table.pair) {
+          v = a;
+          v.table.use_pairs = !a.table.use_pairs;
+          variant(a.table.use_pairs ? "pair table off:" : "pair table on:", v);
+        }
+      }
       // Encode with the given codebook: the whole frame on the GPU, checked against the CPU's bytes.
       const cuda::UploadedCodebook book(f.codebooks[0], sample.dtype);
       cuda::DeviceBuffer<uint8_t> d_frame(cuda::frame_encode_capacity(elements, width, chunk)),

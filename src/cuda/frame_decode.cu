@@ -7,18 +7,20 @@
 #include "cuda/huffman_decode.hpp"
 #include "cuda/rle_frame.hpp"
 #include "huffman/chunk_codec.hpp"
+#include "huffman/gpu_tables.hpp"
 
 namespace vlec::cuda {
 
 namespace {
 
-constexpr unsigned kTableBits = 12;  // 16 KiB shared table: codes up to 12 bits in one lookup
 constexpr std::size_t kAlign = 256;
 
 struct Temp {
   ChunkDesc* descs;
   uint32_t* status;
-  uint32_t* entry;
+  uint32_t* single;
+  uint32_t* sub;
+  void* pair;
   uint32_t* sorted;
   uint32_t* canon;
   std::size_t total;
@@ -34,7 +36,11 @@ Temp carve(void* base, uint64_t chunks) {
   Temp t;
   t.descs = reinterpret_cast<ChunkDesc*>(take(sizeof(ChunkDesc) * std::max<uint64_t>(chunks, 1)));
   t.status = reinterpret_cast<uint32_t*>(take(4 * std::max<uint64_t>(chunks, 1)));
-  t.entry = reinterpret_cast<uint32_t*>(take(4u << kTableBits));
+  // The largest tables huffman::make_gpu_decode_tables builds: single 2^13
+  // entries, sub kMaxSubEntries, pair 2^13 entries of 4 bytes or 2^12 of 8.
+  t.single = reinterpret_cast<uint32_t*>(take(4u << 13));
+  t.sub = reinterpret_cast<uint32_t*>(take(4 * huffman::kMaxSubEntries));
+  t.pair = take(std::size_t{32} << 10);
   t.sorted = reinterpret_cast<uint32_t*>(take(4 * huffman::kMaxAlphabet));
   t.canon = reinterpret_cast<uint32_t*>(take(4 * 3 * kCanonSlots));
   t.total = at;
@@ -84,14 +90,31 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
   const std::vector<ChunkDesc> descs = chunk_descs(f);
   CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
   if (h.codec == Codec::huffman) {
-    const huffman::DecodeTable table = huffman::make_primary_decode_table(f.codebooks[0], kTableBits);
+    const huffman::GpuDecodeTables g = huffman::make_gpu_decode_tables(f.codebooks[0], h.width);
+    const huffman::DecodeTable& table = g.cpu;
+    VLEC_REQUIRE(g.single.size() <= (4u << 13) / 4 && table.sub.size() <= huffman::kMaxSubEntries &&
+                     g.pair_bytes(h.width) <= (std::size_t{32} << 10),
+                 "GPU decode tables larger than their temporary storage");
     std::vector<uint32_t> canon(3 * kCanonSlots);
     for (unsigned l = 0; l < kCanonSlots; ++l)
       canon[l] = table.first[l], canon[kCanonSlots + l] = table.count[l], canon[2 * kCanonSlots + l] = table.offset[l];
-    CUDA_CHECK(cudaMemcpyAsync(t.entry, table.entry.data(), 4 * table.entry.size(), cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(cudaMemcpyAsync(t.sorted, table.sorted.data(), 4 * table.sorted.size(), cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(cudaMemcpyAsync(t.canon, canon.data(), 4 * canon.size(), cudaMemcpyHostToDevice, stream));
-    a.table = {t.entry, t.sorted, t.canon, table.bits, table.max_length};
+    auto upload = [&](void* to, const void* from, std::size_t bytes) {
+      if (bytes) CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
+    };
+    upload(t.single, g.single.data(), 4 * g.single.size());
+    upload(t.sub, table.sub.data(), 4 * table.sub.size());
+    upload(t.pair, g.pair_data(h.width), g.pair_bytes(h.width));
+    upload(t.sorted, table.sorted.data(), 4 * table.sorted.size());
+    upload(t.canon, canon.data(), 4 * canon.size());
+    a.table.single = g.single.empty() ? nullptr : t.single;
+    a.table.sub = t.sub;
+    a.table.pair = g.pair_bits ? t.pair : nullptr;
+    a.table.sorted = t.sorted;
+    a.table.canon = t.canon;
+    a.table.single_bits = huffman::gpu_single_bits(table.max_length);
+    a.table.pair_bits = g.pair_bits ? huffman::gpu_pair_bits(h.width) : 0;
+    a.table.max_length = table.max_length;
+    a.table.use_pairs = g.use_pairs;
   }
   a.payload = d_payload;
   a.payload_bytes = h.frame_bytes - h.header_area_bytes();

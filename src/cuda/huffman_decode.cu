@@ -2,17 +2,20 @@
 // and verifies it: the chunk's XXH3 is folded from the rows the lanes hold
 // in registers (xxh3_warp.cuh), so checking costs no second pass.
 //
-// Why it is fast: the hot loop is branch-free. A refill is a ballot, two
-// popcounts and one predicated load of a word whose index is clamped into the
-// chunk (an overrun is caught once, at the end, by the word count); a symbol
-// is one shared-memory lookup and a shift. The kernel is specialised on the
-// symbol type, on K (symbols per refill step) and on whether codes longer
-// than the shared table exist, so none of these is a run-time switch, and
-// the rare long codes take an inline path that costs the common case one
-// compare.
+// Why it is fast: the decoder is instruction-bound, so the hot loop is
+// branch-free in the common case and short. A refill is a ballot, two
+// popcounts and one shuffle from a register window of the chunk's next
+// words. A step of K >= 2 symbols is one lookup in a shared pair table
+// (both codes and their total length); otherwise a symbol is one lookup in a
+// shared single table, and a code longer than its index is one load from a
+// second-level table (huffman/gpu_tables.hpp). The tables' index widths are
+// fixed per K and symbol width, so masks and offsets are constants, and the
+// kernel is specialised on the symbol type, K, pairs and long codes. Full
+// rows go block by block of the hash, so no row tests whether to hash.
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/xxh3_warp.cuh"
+#include "huffman/gpu_tables.hpp"
 #include "huffman/layout.hpp"
 
 namespace vlec::cuda {
@@ -46,34 +49,109 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
   }
 }
 
-// Shared-memory view of the decode tables.
-struct SharedTables {
-  const uint32_t* entry;   // 2^bits primary entries
-  const uint32_t* canon;   // first[], count[], offset[] (kCanonSlots each)
-  const uint32_t* sorted;  // global: symbols in canonical order
-  uint32_t mask;
-  unsigned bits, max_length;
+// The decode tables in shared memory: the pair table (kPairs kernels, 32 KiB
+// at offset 0), then the single table. Their index widths are fixed per K and
+// symbol width (huffman/gpu_tables.hpp), so a lookup is a mask with a
+// constant and one LDS at a constant offset from the shared window, with no
+// table pointers held in registers.
+extern __shared__ uint4 s_decode_tables[];
+
+template <typename Sym, unsigned K, bool kPairs>
+struct TableShape {
+  static constexpr unsigned kSingleBits = K == 1 ? 13 : 11;
+  static constexpr unsigned kPairBits = sizeof(Sym) == 1 ? 13 : 12;
+  static constexpr uint32_t kPairBytes = kPairs ? (sizeof(Sym) == 1 ? 4u : 8u) << kPairBits : 0;
+  static constexpr uint32_t kSharedBytes = kPairBytes + (4u << kSingleBits);
 };
 
-// A code longer than the primary table, resolved with the canonical
-// First/Entry arrays; returns (length << 16) | symbol, or 0 if not a code.
-__device__ __forceinline__ uint32_t decode_long(const SharedTables& t, uint64_t buf) {
-  const unsigned L = t.max_length;
-  const uint32_t v = __brev(static_cast<uint32_t>(buf)) >> (32 - L);
-  for (unsigned l = t.bits + 1; l <= L; ++l) {
+// The canonical arrays for long codes without a second level (kLong kernels).
+__shared__ uint32_t s_canon[3 * kCanonSlots];
+
+// The rare long codes read the rest of the tables through the kernel's
+// parameters (constant bank), so they hold no registers in the hot loop.
+using LongTables = DeviceDecodeTable;
+
+// A long code of a codebook with too many second-level entries: the
+// canonical First/Entry walk, out of line (no such codebook is fast anyway).
+// Returns (length << 16) | symbol, 0 if no code.
+__device__ __noinline__ uint32_t decode_canonical(const uint32_t* canon, const uint32_t* sorted, unsigned from,
+                                                  unsigned L, uint32_t low_bits) {
+  const uint32_t v = __brev(low_bits) >> (32 - L);
+  for (unsigned l = from; l <= L; ++l) {
     const uint32_t code = v >> (L - l);
-    const uint32_t first = t.canon[l];
-    if (code - first < t.canon[kCanonSlots + l])
-      return (l << 16) | __ldg(t.sorted + t.canon[2 * kCanonSlots + l] + code - first);
+    const uint32_t first = canon[l];
+    if (code - first < canon[kCanonSlots + l])
+      return (l << 16) | __ldg(sorted + canon[2 * kCanonSlots + l] + code - first);
   }
   return 0;
+}
+
+// A code longer than the single table (entry `e` has kGpuLong): one load of
+// its second-level entry (global memory, through L1).
+template <unsigned kSingleBits>
+__device__ __forceinline__ uint32_t decode_long(const LongTables& t, uint32_t e, uint64_t buf) {
+  const unsigned sub_bits = e & 31;
+  if (sub_bits == 0)
+    return decode_canonical(s_canon, t.sorted, kSingleBits + 1, t.max_length, static_cast<uint32_t>(buf));
+  return __ldg(t.sub + ((e & ~huffman::kGpuLong) >> 5) +
+               (static_cast<uint32_t>(buf >> kSingleBits) & ((1u << sub_bits) - 1)));
+}
+
+// One code from the single table: (length << 16) | symbol. A long code that
+// is no code, or longer than the `bits` the lane holds, sets `bad`.
+template <typename Shape, bool kLong>
+__device__ __forceinline__ uint32_t lookup_single(const LongTables& t, uint64_t buf, uint32_t bits, uint32_t& bad) {
+  const uint32_t* single = reinterpret_cast<const uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
+  uint32_t e = single[static_cast<uint32_t>(buf) & ((1u << Shape::kSingleBits) - 1)];
+  if (kLong && (e & huffman::kGpuLong)) {
+    e = decode_long<Shape::kSingleBits>(t, e, buf);
+    if ((e >> 16) == 0 || (e >> 16) > bits) bad = 1, e = 0;
+  }
+  return e;
+}
+
+// Pair-table entries (huffman/chunk_codec.hpp): s1 | s2 << W | total length
+// << 2W, or, with the flag bit 2W + 7, a step the entry cannot complete,
+// holding s1 | l1 << 2W when the first code fits (l1 = 0 if not).
+template <typename Sym>
+struct PairEntry {
+  using E = uint64_t;
+  static constexpr unsigned W = 16;
+};
+template <>
+struct PairEntry<uint8_t> {
+  using E = uint32_t;
+  static constexpr unsigned W = 8;
+};
+
+// Two codes with one lookup; the rare step the pair table cannot complete
+// (a lane whose two codes do not both fit in its index) takes single lookups.
+template <typename Sym, typename Shape, bool kLong>
+__device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTables& t, uint64_t buf, uint32_t bits,
+                                                                  uint32_t& bad) {
+  using E = typename PairEntry<Sym>::E;
+  constexpr unsigned W = PairEntry<Sym>::W;
+  constexpr E kSlow = E{1} << (2 * W + 7);
+  E e = reinterpret_cast<const E*>(s_decode_tables)[static_cast<uint32_t>(buf) & ((1u << Shape::kPairBits) - 1)];
+  if (e & kSlow) {
+    uint32_t s1 = static_cast<uint32_t>(e) & ((1u << W) - 1);
+    uint32_t l1 = static_cast<uint32_t>(e >> (2 * W)) & 63;
+    if (l1 == 0) {
+      const uint32_t e1 = lookup_single<Shape, kLong>(t, buf, bits, bad);
+      s1 = e1 & 0xFFFF;
+      l1 = e1 >> 16;
+    }
+    const uint32_t e2 = lookup_single<Shape, kLong>(t, buf >> l1, bits - l1, bad);
+    e = s1 | E{e2 & 0xFFFF} << W | E{l1 + (e2 >> 16)} << (2 * W);
+  }
+  return e;
 }
 
 // One lane's decoder state, and the chunk it reads.
 //
 // The warp reads the chunk's words in order (the layout hands them out by
 // ballot), so it keeps the next 64 in two 32-word windows, one word per lane,
-// and a refill is two shuffles instead of a load: a window is loaded, fully
+// and a refill is one shuffle instead of a load: a window is loaded, fully
 // coalesced, as soon as the one before it is entered, several steps before
 // its first word is needed, so the decoder no longer waits on global memory
 // at every step.
@@ -90,38 +168,71 @@ struct LaneDecoder {
   // Loads are clamped into the chunk: an overrun is caught by the word count.
   __device__ __forceinline__ uint32_t load(uint32_t i) const { return __ldg(words + min(i, last_word)); }
 
-  __device__ __forceinline__ void start(unsigned lane) {
+  uint32_t lanes_below = 0;     // lanemask_lt, read once
+  uint32_t lane = 0;
+
+  __device__ __forceinline__ void start(unsigned lane_index) {
+    lane = lane_index;
+    lanes_below = lanemask_lt();
     win0 = load(lane);
     win1 = load(32 + lane);
   }
 
+  // The words a refill hands out are window positions o .. o + 31 at most
+  // (o = base - wbase < 32), and position p sits in lane p mod 32: in win0
+  // if p < 32, which for p in that range means lane >= o, else in win1. So
+  // each lane offers the one word of its own that may be asked for, and one
+  // shuffle (not one per window) delivers every lane's word.
   __device__ __forceinline__ void refill(bool active, uint32_t threshold) {
     const bool need = active && bits < threshold;
     const uint32_t mask = __ballot_sync(kFullMask, need);
-    const uint32_t r = base - wbase + __popc(mask & lanemask_lt());  // < 63
-    const uint32_t from0 = __shfl_sync(kFullMask, win0, r & 31);
-    const uint32_t from1 = __shfl_sync(kFullMask, win1, r & 31);
-    const uint32_t w = need ? (r < 32 ? from0 : from1) : 0u;
+    const uint32_t o = base - wbase;
+    const uint32_t offered = lane >= o ? win0 : win1;
+    const uint32_t from = __shfl_sync(kFullMask, offered, (o + __popc(mask & lanes_below)) & 31);
+    const uint32_t w = need ? from : 0u;
     buf |= uint64_t{w} << bits;
     bits += need ? 32u : 0u;
     base += __popc(mask);
     if (base - wbase >= 32) {  // warp-uniform: win0 is used up
       win0 = win1;
       wbase += 32;
-      win1 = load(wbase + 32 + (threadIdx.x % kLanes));
+      win1 = load(wbase + 32 + lane);
     }
   }
 
-  template <bool kLong>
-  __device__ __forceinline__ uint32_t decode(const SharedTables& t) {
-    uint32_t e = t.entry[static_cast<uint32_t>(buf) & t.mask];
-    if (kLong && e < 0x10000) {
-      e = decode_long(t, buf);
-      if ((e >> 16) == 0 || (e >> 16) > bits) bad = 1, e = 0;
-    }
-    const unsigned len = e >> 16;
+  __device__ __forceinline__ void consume(uint32_t len) {
     buf >>= len;
     bits -= len;
+  }
+
+  // The K symbols of one step into s[0..K-1].
+  template <typename Sym, unsigned K, bool kPairs, bool kLong>
+  __device__ __forceinline__ void decode_step(const LongTables& t, Sym* s) {
+    using Shape = TableShape<Sym, K, kPairs>;
+    if constexpr (kPairs) {
+      constexpr unsigned W = PairEntry<Sym>::W;
+#pragma unroll
+      for (unsigned h = 0; h < K / 2; ++h) {
+        const auto e = lookup_pair<Sym, Shape, kLong>(t, buf, bits, bad);
+        s[2 * h] = static_cast<Sym>(e & ((1u << W) - 1));
+        s[2 * h + 1] = static_cast<Sym>((e >> W) & ((1u << W) - 1));
+        consume(static_cast<uint32_t>(e >> (2 * W)));
+      }
+    } else {
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) {
+        const uint32_t e = lookup_single<Shape, kLong>(t, buf, bits, bad);
+        s[k] = static_cast<Sym>(e & 0xFFFF);
+        consume(e >> 16);
+      }
+    }
+  }
+
+  // One symbol (the last, partial row, where a lane may own fewer than K).
+  template <typename Shape, bool kLong>
+  __device__ __forceinline__ uint32_t decode_one(const LongTables& t) {
+    const uint32_t e = lookup_single<Shape, kLong>(t, buf, bits, bad);
+    consume(e >> 16);
     return e & 0xFFFF;
   }
 };
@@ -133,19 +244,10 @@ __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to,
   return __all_sync(kFullMask, ok);
 }
 
-template <typename Sym, unsigned K, bool kLong>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) huffman_decode_kernel(const HuffmanDecodeArgs a) {
-  extern __shared__ uint32_t s_entry[];
-  __shared__ uint32_t s_canon[3 * kCanonSlots];
-  const uint32_t table_size = a.table.entry ? 1u << a.table.bits : 0;
-  for (uint32_t i = threadIdx.x; i < table_size; i += blockDim.x) s_entry[i] = a.table.entry[i];
-  if (kLong && threadIdx.x < 3 * kCanonSlots) s_canon[threadIdx.x] = a.table.canon[threadIdx.x];
-  __syncthreads();
-  const SharedTables t{s_entry, s_canon, a.table.sorted, table_size - 1, a.table.bits, a.table.max_length};
-  const unsigned lane = threadIdx.x % kLanes;
-  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes;
-  if (c >= a.chunk_count) return;
-
+// Decode and verify chunk c with the calling warp.
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+__device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const LongTables& t, uint64_t c,
+                                             unsigned lane) {
   const ChunkDesc chunk = a.chunks[c];
   const uint64_t first = c * a.chunk_elements;
   const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
@@ -184,30 +286,44 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) huffman_decode_kernel(con
   d.start(lane);
   RowHasher<Sym> hasher;
   uint64_t acc = init_acc_lane(lane);
-  const uint64_t full_rows = n / kRow;
-  for (uint64_t row = 0; row < full_rows; ++row) {
-    Sym s[4];
+  const uint32_t full_rows = static_cast<uint32_t>(n / kRow);  // n < 2^32 (chunk_elements is 32-bit)
+  // The hash's whole 1 KiB blocks lie in the full rows (the last block, even
+  // when whole, is hashed from memory with the tail): decode them block by
+  // block, folding each into the hash, so the row loop tests nothing per row.
+  const uint32_t hashed_blocks = a.verify ? static_cast<uint32_t>(hash_blocks) : 0;
+  Sym* lane_out = out + lane * kGroup;
+  uint32_t row = 0;
+  auto decode_row = [&](Sym (&s)[4]) {
 #pragma unroll
     for (unsigned step = 0; step < kGroup / K; ++step) {
       d.refill(true, threshold);
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k) s[step * K + k] = static_cast<Sym>(d.template decode<kLong>(t));
+      d.template decode_step<Sym, K, kPairs, kLong>(t, s + step * K);
     }
-    store_group(out, row * kLanes + lane, s);
-    if (a.verify && row / kRowsPerBlock < hash_blocks) {  // warp-uniform
-      hasher.add(s, static_cast<unsigned>(row % kRowsPerBlock), lane);
-      if (row % kRowsPerBlock == kRowsPerBlock - 1) hasher.fold(acc, lane);
+    store_group(lane_out, uint64_t{row} * kLanes, s);
+  };
+  for (uint32_t block = 0; block < hashed_blocks; ++block) {
+#pragma unroll 1
+    for (unsigned r = 0; r < kRowsPerBlock; ++r, ++row) {
+      Sym s[4];
+      decode_row(s);
+      hasher.add(s, r, lane);
     }
+    hasher.fold(acc, lane);
+  }
+#pragma unroll 1
+  for (; row < full_rows; ++row) {
+    Sym s[4];
+    decode_row(s);
   }
   // The last, partial row: this lane owns `mine` symbols of it.
   const uint32_t rest = static_cast<uint32_t>(n % kRow);
   if (rest) {
     const uint32_t mine = rest > lane * kGroup ? min(rest - lane * kGroup, kGroup) : 0;
-    Sym* tail = out + full_rows * kRow + lane * kGroup;
+    Sym* tail = out + uint64_t{full_rows} * kRow + lane * kGroup;
     for (unsigned step = 0; step < kGroup / K; ++step) {
       d.refill(step * K < mine, threshold);
       for (unsigned k = 0; k < K; ++k)
-        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode<kLong>(t));
+        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode_one<TableShape<Sym, K, kPairs>, kLong>(t));
     }
   }
   const uint32_t bad_mask = __ballot_sync(kFullMask, d.bad);
@@ -218,29 +334,68 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) huffman_decode_kernel(con
     __syncwarp();  // the tail of the chunk is hashed from what the lanes stored
     const uint64_t hash = bytes <= 240 ? (lane == 0 ? xxh3::hash64_short(out_bytes, bytes) : 0)
                                        : finish_long_warp(acc, out_bytes, bytes, lane);
-    if (lane == 0 && hash != chunk.checksum) status = kChunkChecksum;
+    if (lane == 0 && hash != a.chunks[c].checksum) status = kChunkChecksum;  // read again: no register held
   }
   if (lane == 0) a.status[c] = status;
 }
 
+// Warp w of block b decodes chunk 8b + w, then those one grid further (only
+// with resident_blocks: the grid then fills the GPU once).
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) huffman_decode_kernel(const HuffmanDecodeArgs a) {
+  using Shape = TableShape<Sym, K, kPairs>;
+  if (a.table.single) {  // null only for frames without a codebook (all chunks raw)
+    uint32_t* s_single = reinterpret_cast<uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
+    for (uint32_t i = threadIdx.x; i < (1u << Shape::kSingleBits); i += blockDim.x) s_single[i] = a.table.single[i];
+    if constexpr (kPairs) {
+      const uint4* pair = static_cast<const uint4*>(a.table.pair);
+      for (uint32_t i = threadIdx.x; i < Shape::kPairBytes / 16; i += blockDim.x) s_decode_tables[i] = pair[i];
+    }
+    if (kLong && threadIdx.x < 3 * kCanonSlots) s_canon[threadIdx.x] = a.table.canon[threadIdx.x];
+  }
+  __syncthreads();
+  const LongTables& t = a.table;
+  const unsigned lane = threadIdx.x % kLanes;
+  for (uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes; c < a.chunk_count;
+       c += uint64_t{gridDim.x} * kWarpsPerBlock)
+    decode_chunk<Sym, K, kPairs, kLong>(a, t, c, lane);
+}
+
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+void launch_kernel(const HuffmanDecodeArgs& a, cudaStream_t stream) {
+  const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong>;
+  const std::size_t smem = TableShape<Sym, K, kPairs>::kSharedBytes;
+  const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  uint64_t blocks = needed;
+  if (a.resident_blocks) {
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarpsPerBlock * 32, smem));
+    blocks = std::min(needed, uint64_t(std::max(sms, 1)) * std::max(per_sm, 1));
+  }
+  VLEC_REQUIRE(blocks < (uint64_t{1} << 31), "too many chunks for one GPU decode launch: ", a.chunk_count);
+  kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, smem, stream>>>(a);
+  CUDA_CHECK(cudaGetLastError());
+}
+
 template <typename Sym>
 void launch_typed(const HuffmanDecodeArgs& a, cudaStream_t stream) {
-  const unsigned blocks = static_cast<unsigned>((a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  const std::size_t smem = a.table.entry ? sizeof(uint32_t) << a.table.bits : 0;
-  const bool long_codes = a.table.max_length > a.table.bits;
+  VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length),
+               "GPU decode tables of the wrong shape");
+  const bool long_codes = a.table.max_length > a.table.single_bits;
+  const bool pairs = a.table.use_pairs && a.table.pair;
   const unsigned K = huffman::symbols_per_step(a.table.max_length);
-  const dim3 grid(blocks), block(kWarpsPerBlock * 32);
-  if (K == 4)
-    huffman_decode_kernel<Sym, 4, false><<<grid, block, smem, stream>>>(a);
-  else if (K == 2 && !long_codes)
-    huffman_decode_kernel<Sym, 2, false><<<grid, block, smem, stream>>>(a);
+  if (K == 4 && pairs)  // codes of at most 8 bits: the single table holds them all
+    launch_kernel<Sym, 4, true, false>(a, stream);
+  else if (K == 4)
+    launch_kernel<Sym, 4, false, false>(a, stream);
+  else if (K == 2 && pairs)
+    long_codes ? launch_kernel<Sym, 2, true, true>(a, stream) : launch_kernel<Sym, 2, true, false>(a, stream);
   else if (K == 2)
-    huffman_decode_kernel<Sym, 2, true><<<grid, block, smem, stream>>>(a);
-  else if (!long_codes)
-    huffman_decode_kernel<Sym, 1, false><<<grid, block, smem, stream>>>(a);
+    long_codes ? launch_kernel<Sym, 2, false, true>(a, stream) : launch_kernel<Sym, 2, false, false>(a, stream);
   else
-    huffman_decode_kernel<Sym, 1, true><<<grid, block, smem, stream>>>(a);
-  CUDA_CHECK(cudaGetLastError());
+    long_codes ? launch_kernel<Sym, 1, false, true>(a, stream) : launch_kernel<Sym, 1, false, false>(a, stream);
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 // Why it is fast: the 32 lanes of a warp are the chunk's 32 lane decoders.
 // Before each step the lanes that need a word take consecutive words of the
 // chunk (one ballot, one popcount: coalesced reads); every lane then decodes
-// K symbols with lookups in a shared-memory table, and after a row each lane
-// stores its 4 symbols with one vector store, so a warp writes 128
-// neighbouring elements at once.
+// K symbols with lookups in shared-memory tables (two codes a lookup where
+// K >= 2), and after a row each lane stores its 4 symbols with one vector
+// store, so a warp writes 128 neighbouring elements at once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,15 +27,21 @@ struct ChunkDesc {
   uint64_t checksum;      // XXH3-64 of the chunk's original bytes, verified on the decoded data
 };
 
-// Decode tables on the device: a primary table of 2^bits entries, each
-// (length << 16) | symbol with length 0 for codes longer than `bits`, and the
-// canonical First/Entry arrays for those.
+// Decode tables on the device (huffman/gpu_tables.hpp): a single table of
+// 2^single_bits entries, symbol | length << 16, whose entries for indexes that
+// start longer codes (flag kGpuLong) say where their second-level entries are
+// in `sub`; a pair table of 2^pair_bits entries (two codes a lookup; 4 bytes
+// an entry for 1-byte symbols, 8 otherwise) or null; and the canonical
+// First/Entry arrays for long codes without a second level.
 constexpr unsigned kCanonSlots = huffman::kMaxCodeLength + 1;
 struct DeviceDecodeTable {
-  const uint32_t* entry = nullptr;
+  const uint32_t* single = nullptr;
+  const uint32_t* sub = nullptr;
+  const void* pair = nullptr;
   const uint32_t* sorted = nullptr;   // symbols in canonical order
   const uint32_t* canon = nullptr;    // first[kCanonSlots], count[kCanonSlots], offset[kCanonSlots]
-  unsigned bits = 0, max_length = 0;
+  unsigned single_bits = 0, pair_bits = 0, max_length = 0;
+  bool use_pairs = false;             // decode K >= 2 steps with the pair table
 };
 
 // Status codes a chunk decode leaves in `status[c]`.
@@ -59,6 +65,11 @@ struct HuffmanDecodeArgs {
   uint32_t* status;          // device: one per chunk
   DeviceDecodeTable table;
   bool verify = true;             // check each chunk's checksum on the decoded data
+  // true: launch only as many blocks as stay resident, each looping over
+  // chunks (its shared tables filled once). Measured slower on an H100 than
+  // one block per 8 chunks (skewed u8 570 against 601 GB/s: the block
+  // scheduler balances the last chunks better), so off; kept for gpu_bench.
+  bool resident_blocks = false;
 };
 
 // The chunk descriptors of a parsed frame, for upload (frame_decode.cu).

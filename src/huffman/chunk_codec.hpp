@@ -52,6 +52,11 @@ std::size_t encode_chunk(const void* symbols, DType t, std::size_t n, const Enco
 // Table-driven decoding: one lookup of `bits` bits gives symbol and length for
 // every code of at most `bits` bits; longer codes (rare by construction) are
 // resolved with the canonical First/Entry arrays (Tian et al. §IV-B2).
+// `single` holds this for an index that starts a code longer than single_bits.
+constexpr uint32_t kSingleLong = 1u << 23;
+// Second-level entries at most (more: long codes walk the canonical arrays).
+constexpr std::size_t kMaxSubEntries = std::size_t{1} << 20;
+
 struct DecodeTable {
   unsigned max_length = 0;
   unsigned bits = 0;              // primary table index width

@@ -31,10 +31,8 @@ namespace {
 // starts no code (only a one-symbol codebook has them) holds 0: symbol 0 of
 // length 0, which consumes nothing and so leaves the chunk to fail its
 // padding check, as the GPU decoder does.
-constexpr uint32_t kSingleLong = 1u << 23;
 // long_info: sub offset << 5 | sub_bits (0: no second level; the canonical
 // arrays resolve the code). sub: symbol | length << 16.
-constexpr std::size_t kMaxSubEntries = std::size_t{1} << 20;
 
 // Pair tables, for symbols of W bits: s1 | s2 << W | total length << 2W.
 // An entry with the flag bit 2W + 7 set is a step the entry cannot complete;

@@ -1,0 +1,59 @@
+// huffman/gpu_tables.hpp: the decode tables of the GPU Huffman decoder, built
+// on the host from the CPU decoder's tables (chunk_codec.hpp), so that both
+// backends resolve every code through the same, tested construction.
+//
+// Why this shape: the GPU decoder is instruction-bound, so a code must cost
+// one shared-memory lookup and no loop. The single table carries, for an
+// index that starts a longer code, where that code's second-level entries are
+// (in global memory, read through L1), instead of a marker that sends the
+// decoder through the canonical First/Entry walk (one compare per length).
+// The pair table (two codes per lookup) is used wherever the CPU decoder
+// builds one (it completes at least half of its indexes' steps), although a
+// warp takes the slow path when any of its 32 lanes does: on an H100 it
+// lifts skewed bytes from 596 to 659 GB/s; on u16 quantization codes with
+// 1,024 bins (61 % of warp-steps slow) its effect was not settled
+// (docs/ARCHITECTURE.md, Known limits), which pair_slow_share could decide.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "huffman/chunk_codec.hpp"
+
+namespace vlec::huffman {
+
+// A single-table entry of an index that starts a code longer than
+// single_bits: kGpuLong | sub offset << 5 | sub bits (sub bits 0: no
+// second level; the canonical arrays resolve the code). Other entries are
+// symbol | length << 16 (0: no code starts here, one-symbol codebooks only).
+constexpr uint32_t kGpuLong = 1u << 31;
+
+// Fixed index widths, so that the decoder's masks and table offsets are
+// constants: the single table has 2^13 entries for K = 1 (codes of more than
+// 16 bits) and 2^11 otherwise, the pair table 2^13 entries for 1-byte symbols
+// and 2^12 otherwise. A CPU table of fewer index bits (short codes) is
+// repeated to fill the width: an entry depends only on its index's low bits.
+constexpr unsigned gpu_single_bits(unsigned max_length) { return symbols_per_step(max_length) == 1 ? 13 : 11; }
+constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; }
+
+struct GpuDecodeTables {
+  DecodeTable cpu;                // single, sub, pairs and the canonical arrays
+  std::vector<uint32_t> single;   // cpu.single with the long entries as above, 2^gpu_single_bits entries
+  std::vector<uint32_t> pair8;    // cpu.pair8 or cpu.pair16 repeated to 2^gpu_pair_bits entries
+  std::vector<uint64_t> pair16;
+  unsigned pair_bits = 0;         // index width of the pair table in cpu (0: none)
+  uint32_t pair_slow_share = 0;   // its indexes that cannot complete a step, in 65,536ths
+  bool use_pairs = false;         // pair_bits != 0
+
+  const void* pair_data(unsigned width) const {
+    return width == 1 ? static_cast<const void*>(pair8.data()) : static_cast<const void*>(pair16.data());
+  }
+  std::size_t pair_bytes(unsigned width) const {
+    return width == 1 ? 4 * pair8.size() : 8 * pair16.size();
+  }
+};
+
+// Tables for decoding `width`-byte symbols (1, 2 or 4) coded with `book`.
+GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width);
+
+}  // namespace vlec::huffman
