@@ -15,6 +15,7 @@
 #include "vlec/dwt.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/coefficients.hpp"
+#include "wavelet/group_io.hpp"
 #include "wavelet/samples_checksum.hpp"
 
 namespace vlec::wavelet {
@@ -44,9 +45,8 @@ void decode_group(const ParsedWavelet& w, std::size_t g, const DwtShape& shape, 
   const format::ParsedFrame f = embedded_frame(w, g, true);
   std::vector<uint8_t> symbols(gr.samples * f.header.width);
   cpu::decompress_frame(f, symbols.data(), threads);
-  std::vector<int32_t> c(gr.samples);
-  combine(symbols.data(), f.header.width, w.payload + gr.bits_offset, gr.samples, gr.shift, c.data());
-  scatter(c.data(), shape, sb.boxes(gr.spec), planes + gr.spec.plane * shape.samples());
+  combine_into(symbols.data(), f.header.width, w.payload + gr.bits_offset, gr.samples, gr.shift, shape,
+               sb.boxes(gr.spec), planes + gr.spec.plane * shape.samples());
 }
 
 }  // namespace
