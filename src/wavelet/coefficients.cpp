@@ -101,24 +101,71 @@ unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search, uint64_
   return choose_shift(h, n, top, search, cost_out);
 }
 
+namespace {
+
+// shift_rule::log2_fx of every count below 2^16, computed by it once: the
+// same values, one load instead of 16 squarings per bin.
+const uint32_t* small_log2_table() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> t(65536, 0);
+    for (uint32_t x = 1; x < t.size(); ++x) t[x] = shift_rule::log2_fx(x);
+    return t;
+  }();
+  return table.data();
+}
+
+// shift_rule::summarize over a whole histogram, with the table.
+shift_rule::Summary summarize_all(const std::vector<uint64_t>& h, uint64_t n) {
+  shift_rule::Summary s;
+  if (n == 0) return s;
+  const uint32_t* table = small_log2_table();
+  const uint32_t log2_n = shift_rule::log2_fx(n);
+  constexpr uint32_t kOne = 1u << shift_rule::kFracBits;
+  const std::size_t bins = h.size();
+  for (std::size_t g = 0; g < bins; g += shift_rule::kBinsPerCodebookGroup) {
+    const std::size_t g_end = std::min(bins, g + shift_rule::kBinsPerCodebookGroup);
+    bool present = false;
+    for (std::size_t b = g; b < g_end; ++b) {
+      const uint64_t c = h[b];
+      if (c == 0) continue;
+      present = true;
+      s.n += c;
+      const uint32_t info = log2_n - (c < 65536 ? table[c] : shift_rule::log2_fx(c));
+      s.cost_fx += c * std::max(info, kOne);
+      s.symbols += 1;
+      s.alphabet = static_cast<uint32_t>(b + 1);
+    }
+    s.groups += present;
+  }
+  return s;
+}
+
+}  // namespace
+
 unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top, unsigned search,
-                      uint64_t* cost_out) {
+                      uint64_t* cost_out, std::vector<uint64_t>* hist_out) {
   const unsigned k0 = shift_rule::smallest_shift(top);
   const unsigned count = shift_rule::last_shift(top, k0, search) - k0 + 1;
   // Only the bins up to top >> k0 can be non-empty.
   std::vector<uint64_t> h(hist.begin(), hist.begin() + std::min<std::size_t>(hist.size(), (top >> k0) + 1));
-  uint64_t estimates[shift_rule::kMaxShift + 1];
+  uint64_t estimates[shift_rule::kMaxShift + 1] = {};
   for (unsigned j = 0; j < count; ++j) {
     if (j > 0) {  // merge pairs of bins: the histogram of k0 + j
       const std::size_t merged = (h.size() + 1) / 2;
       for (std::size_t s = 0; s < merged; ++s) h[s] = h[2 * s] + (2 * s + 1 < h.size() ? h[2 * s + 1] : 0);
       h.resize(merged);
     }
-    const shift_rule::Summary s =
-        shift_rule::summarize([&](uint32_t b) { return h[b]; }, 0, static_cast<uint32_t>(h.size()), n);
-    estimates[j] = shift_rule::estimated_bits(s, k0 + j);
+    estimates[j] = shift_rule::estimated_bits(summarize_all(h, n), k0 + j);
   }
-  return shift_rule::pick_shift(estimates, count, k0, cost_out);
+  const unsigned k = shift_rule::pick_shift(estimates, count, k0, cost_out);
+  if (hist_out) {  // the histogram at k: bins of the k0 histogram merged by 2^(k - k0)
+    const unsigned d = k - k0;
+    hist_out->assign((std::size_t{top} >> k) + 1, 0);
+    const std::size_t used = std::min<std::size_t>(hist.size(), (std::size_t{top} >> k0) + 1);
+    for (std::size_t b = 0; b < used; ++b) (*hist_out)[b >> d] += hist[b];
+    while (hist_out->size() > 1 && hist_out->back() == 0) hist_out->pop_back();
+  }
+  return k;
 }
 
 uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "common/bits.hpp"
@@ -52,7 +53,8 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
                       const ValueStats& stats, unsigned threads, const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
   CodedGroup out;
-  out.shift = choose_shift(stats.hist, stats.n, stats.top, t.shift_search);
+  std::vector<uint64_t> hist;  // the symbols' histogram at the chosen shift
+  out.shift = choose_shift(stats.hist, stats.n, stats.top, t.shift_search, nullptr, &hist);
   GroupSymbols g;
   write_symbols(plane, shape, boxes, out.shift, stats.top, g);
   cpu::FrameParams p;
@@ -60,6 +62,7 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   p.threads = threads;
   p.chunk_elements = kDefaultChunkElements;
   p.codec = embedded_codec(g, n, threads);
+  p.element_histogram = &hist;
   out.frame = cpu::compress_frame(g.symbols.data(), n, p);
   out.low_bits = std::move(g.low_bits);
   return out;
@@ -192,20 +195,27 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   h.segmented_checksum = true;
   h.samples_checksum = segmented_checksum(static_cast<const uint8_t*>(samples), bytes, h.big_endian, threads);
 
-  // Planes, then their coefficients.
-  std::vector<int32_t> coeffs(total);
+  // Planes, then their coefficients (no zero fill: every value is written).
+  std::unique_ptr<int32_t[]> coeff_buffer(new int32_t[total]);
+  int32_t* const coeffs = coeff_buffer.get();
   {
-    std::vector<int32_t> planar(total);
-    split_planes(samples, im, h.rct, planar.data(), threads);
     DwtOptions d;
     d.levels = h.levels;
     d.threads = threads;
-    for (unsigned p = 0; p < im.planes; ++p)
-      dwt53_forward(planar.data() + p * pixels, coeffs.data() + p * pixels, shape, d);
+    if (im.planes == 1) {  // the samples are the plane: transform them directly
+      if (im.dtype == DType::u8)
+        dwt53_forward(static_cast<const uint8_t*>(samples), coeffs, shape, d);
+      else
+        dwt53_forward(static_cast<const uint16_t*>(samples), coeffs, shape, d);
+    } else {
+      std::unique_ptr<int32_t[]> planar(new int32_t[total]);
+      split_planes(samples, im, h.rct, planar.get(), threads);
+      for (unsigned p = 0; p < im.planes; ++p) dwt53_forward(planar.get() + p * pixels, coeffs + p * pixels, shape, d);
+    }
   }
 
   const Subbands sb(shape, h.levels);
-  const Plan pl = plan(coeffs.data(), sb, im.planes, threads, t);
+  const Plan pl = plan(coeffs, sb, im.planes, threads, t);
   const std::vector<GroupSpec>& specs = pl.specs;
   Encoded e;
   e.groups.resize(specs.size());
@@ -214,13 +224,13 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   for (std::size_t g = 0; g < specs.size(); ++g) {
     boxes[g] = sb.boxes(specs[g]);
     if (group_samples(boxes[g]) >= kLargeGroup)
-      e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], threads, t);
+      e.groups[g] = code_group(coeffs + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], threads, t);
     else
       small.push_back(g);
   }
   parallel_for(small.size(), resolve_threads(threads, small.size()), [&](std::size_t i) {
     const std::size_t g = small[i];
-    e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], 1, t);
+    e.groups[g] = code_group(coeffs + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], 1, t);
   });
 
   uint64_t at = 0;
