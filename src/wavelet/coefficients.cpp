@@ -37,26 +37,58 @@ void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int
   });
 }
 
+// The inverse RCT on one pixel, in modular arithmetic: any int32 input is
+// defined; the range check rejects what no encoder produced.
+inline void inverse_rct(int32_t* v) {
+  const int32_t y = v[0], cb = v[1], cr = v[2];
+  const int32_t g =
+      static_cast<int32_t>(static_cast<uint32_t>(y) - static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
+  v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
+  v[1] = g;
+  v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
+}
+
+// Pixels [begin, end) with a compile-time plane count (1 or 3: gray and RGB
+// images, the common cases, become straight loops); returns false if any
+// value falls outside the sample type, which the caller then reports.
+template <typename T, unsigned kPlanes>
+bool join_fixed(const int32_t* planar, std::size_t pixels, bool rct, bool big_endian, uint8_t* out, std::size_t begin,
+                std::size_t end) {
+  constexpr uint32_t kMax = std::numeric_limits<T>::max();
+  uint32_t outside = 0;  // or of (value > kMax) over all values, as unsigned (negatives are huge)
+  uint8_t* o = out + begin * kPlanes * sizeof(T);  // may be unaligned (odd prefix): memcpy stores
+  for (std::size_t i = begin; i < end; ++i) {
+    int32_t v[kPlanes];
+    for (unsigned p = 0; p < kPlanes; ++p) v[p] = planar[p * pixels + i];
+    if constexpr (kPlanes >= 3) {
+      if (rct) inverse_rct(v);
+    }
+    for (unsigned p = 0; p < kPlanes; ++p) {
+      const uint32_t u = static_cast<uint32_t>(v[p]);
+      outside |= u > kMax;
+      T t = static_cast<T>(u);
+      if (sizeof(T) == 2 && big_endian) t = static_cast<T>((t >> 8) | (t << 8));
+      std::memcpy(o + p * sizeof(T), &t, sizeof(T));
+    }
+    o += kPlanes * sizeof(T);
+  }
+  return outside == 0;
+}
+
 template <typename T>
 void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool rct, bool big_endian, uint8_t* out,
                 unsigned threads) {
   constexpr int32_t kMax = std::numeric_limits<T>::max();
   const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
   parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+    const std::size_t begin = j * kPixelsPerJob;
     const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
-    for (std::size_t i = j * kPixelsPerJob; i < end; ++i) {
+    if (planes == 1 && join_fixed<T, 1>(planar, pixels, rct, big_endian, out, begin, end)) return;
+    if (planes == 3 && join_fixed<T, 3>(planar, pixels, rct, big_endian, out, begin, end)) return;
+    for (std::size_t i = begin; i < end; ++i) {
       int32_t v[4];
       for (unsigned p = 0; p < planes; ++p) v[p] = planar[p * pixels + i];
-      if (rct) {
-        // Modular arithmetic: any int32 input is defined; the range check
-        // below rejects what no encoder produced.
-        const int32_t y = v[0], cb = v[1], cr = v[2];
-        const int32_t g = static_cast<int32_t>(static_cast<uint32_t>(y) -
-                                               static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
-        v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
-        v[1] = g;
-        v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
-      }
+      if (rct) inverse_rct(v);
       bool in_range = true;
       for (unsigned p = 0; p < planes; ++p) in_range &= v[p] >= 0 && v[p] <= kMax;
       if (!in_range)
