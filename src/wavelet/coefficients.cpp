@@ -17,8 +17,8 @@ namespace {
 
 constexpr std::size_t kPixelsPerJob = std::size_t{1} << 16;
 
-template <typename T>
-void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int32_t* planar, unsigned threads) {
+template <typename T, typename P>
+void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, P* planar, unsigned threads) {
   const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
   parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
     const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
@@ -27,9 +27,9 @@ void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int
       unsigned p = 0;
       if (rct) {
         const int32_t r = px[0], g = px[1], b = px[2];
-        planar[i] = (r + 2 * g + b) >> 2;
-        planar[pixels + i] = b - g;
-        planar[2 * pixels + i] = r - g;
+        planar[i] = static_cast<P>((r + 2 * g + b) >> 2);
+        planar[pixels + i] = static_cast<P>(b - g);
+        planar[2 * pixels + i] = static_cast<P>(r - g);
         p = 3;
       }
       for (; p < planes; ++p) planar[p * pixels + i] = px[p];
@@ -113,6 +113,10 @@ void split_planes(const void* samples, const WaveletImage& im, bool rct, int32_t
     split_typed(static_cast<const uint8_t*>(samples), pixels, im.planes, rct, planar, threads);
   else
     split_typed(static_cast<const uint16_t*>(samples), pixels, im.planes, rct, planar, threads);
+}
+
+void split_planes(const uint8_t* samples, const WaveletImage& im, bool rct, int16_t* planar, unsigned threads) {
+  split_typed(samples, im.width * im.height * im.depth, im.planes, rct, planar, threads);
 }
 
 void join_planes(const int32_t* planar, const WaveletImage& im, bool rct, bool big_endian, uint8_t* out,

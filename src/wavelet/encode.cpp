@@ -4,6 +4,11 @@
 // vlec frame with the codec `auto` would pick for the symbols -> one wavelet
 // frame (docs/FORMAT.md §10).
 //
+// The writer's choices (groups, shifts) come from one histogram per subband
+// (group_io.hpp) and the integer estimate of shift_rule.hpp, which the GPU
+// encoder evaluates identically; the chosen shift's histogram also feeds the
+// Huffman frame coder, so no group's values are counted twice.
+//
 // Large groups (the finest levels: 3/4 of all coefficients in 2D) are coded
 // one after the other with every thread each; the many small groups are coded
 // side by side, one thread each. Output bytes never depend on the thread count.
@@ -207,6 +212,10 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
         dwt53_forward(static_cast<const uint8_t*>(samples), coeffs, shape, d);
       else
         dwt53_forward(static_cast<const uint16_t*>(samples), coeffs, shape, d);
+    } else if (im.dtype == DType::u8) {
+      std::unique_ptr<int16_t[]> planar(new int16_t[total]);
+      split_planes(static_cast<const uint8_t*>(samples), im, h.rct, planar.get(), threads);
+      for (unsigned p = 0; p < im.planes; ++p) dwt53_forward(planar.get() + p * pixels, coeffs + p * pixels, shape, d);
     } else {
       std::unique_ptr<int32_t[]> planar(new int32_t[total]);
       split_planes(samples, im, h.rct, planar.get(), threads);
