@@ -11,11 +11,20 @@
 #include <vector>
 
 #include "huffman/codebook.hpp"
+#include "vlec/vlec.hpp"
 #include "test_util.hpp"
 #include "wavelet/coefficients.hpp"
 #include "wavelet/shift_rule.hpp"
 
 namespace vlec {
+
+#ifdef VLEC_WITH_CUDA
+namespace test {
+std::vector<uint64_t> shift_rule_on_device(const std::vector<uint32_t>& hist, uint64_t n, uint32_t top,
+                                           unsigned search);  // tests/shift_rule_device.cu
+}
+#endif
+
 namespace {
 
 namespace sr = wavelet::shift_rule;
@@ -212,6 +221,40 @@ TEST(ShiftRule, NoisyLowBitsAreShiftedOut) {
   EXPECT_GE(wavelet::choose_shift(noisy.data(), noisy.size()), 4u);
   const std::vector<uint32_t> smooth = laplacian_values(200000, 1.5, rng);
   EXPECT_EQ(wavelet::choose_shift(smooth.data(), smooth.size()), 0u);
+}
+
+TEST(ShiftRule, DeviceMatchesHost) {
+#ifndef VLEC_WITH_CUDA
+  GTEST_SKIP() << "no GPU: CUDA backend not built";
+#else
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device";
+  std::mt19937_64 rng(seed_for(6));
+  for (int round = 0; round < 40; ++round) {
+    const double scale = std::pow(10.0, std::uniform_real_distribution<double>(-1, 6.5)(rng));
+    std::vector<uint32_t> z = laplacian_values(std::size_t{1} + rng() % 300000, scale, rng);
+    if (round == 0) z.assign(z.size(), 7);
+    if (round == 1) z.assign(1, UINT32_MAX);
+    uint32_t top = 0;
+    for (uint32_t v : z) top = std::max(top, v);
+    const unsigned k0 = sr::smallest_shift(top);
+    std::vector<uint32_t> h32((top >> k0) + 1, 0);
+    std::vector<uint64_t> h64(h32.size(), 0);
+    for (uint32_t v : z) ++h32[v >> k0], ++h64[v >> k0];
+    const uint64_t n = z.size();
+    const std::vector<uint64_t> dev = test::shift_rule_on_device(h32, n, top, sr::kDefaultSearch);
+    uint64_t bits = 0;
+    const unsigned k = wavelet::choose_shift(h64, n, top, sr::kDefaultSearch, &bits);
+    const sr::Summary s =
+        sr::summarize([&](uint32_t b) { return h64[b]; }, 0, static_cast<uint32_t>(h64.size()), n);
+    EXPECT_EQ(dev[0], k) << "round " << round;
+    EXPECT_EQ(dev[1], bits) << "round " << round;
+    EXPECT_EQ(dev[2], s.cost_fx);
+    EXPECT_EQ(dev[3], s.symbols);
+    EXPECT_EQ(dev[4], s.groups);
+    EXPECT_EQ(dev[5], s.alphabet);
+    EXPECT_EQ(dev[6], n);
+  }
+#endif
 }
 
 }  // namespace

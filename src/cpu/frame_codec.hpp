@@ -19,6 +19,11 @@ struct FrameParams {
   uint32_t chunk_elements = 65536;
   unsigned max_code_length = 0;  // 0 = automatic
   unsigned threads = 0;
+  // Codec huffman: the exact histogram of all elements (index = value), when
+  // the caller has counted them already (the wavelet encoder does); the
+  // encoder then skips its own counting pass. Must be exact: it decides the
+  // codebook.
+  const std::vector<uint64_t>* element_histogram = nullptr;
 };
 
 // Size of the frame holding `elements` elements stored raw: the largest frame

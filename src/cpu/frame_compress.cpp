@@ -81,12 +81,14 @@ void compress_raw(FrameJob& job) {
   parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) { job.finish_chunk(c, {}, 0); });
 }
 
-std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length) {
+std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length, const huffman::Histogram* given) {
   const format::FrameHeader& h = job.header;
   const DType t = static_cast<DType>(h.width);
-  huffman::Histogram hist = parallel_histogram(job.chunks.size(), job.threads, t, [&](uint64_t c) {
-    return std::make_tuple(static_cast<const void*>(job.chunk_data(c)), h.chunk_elements_of(c), c * h.chunk_elements);
-  });
+  const huffman::Histogram hist =
+      given ? *given : parallel_histogram(job.chunks.size(), job.threads, t, [&](uint64_t c) {
+        return std::make_tuple(static_cast<const void*>(job.chunk_data(c)), h.chunk_elements_of(c),
+                               c * h.chunk_elements);
+      });
   const huffman::Codebook book = huffman::build_codebook(hist, max_code_length);
   const huffman::EncodeTable table = huffman::make_encode_table(book, t);
   parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) {
@@ -217,7 +219,7 @@ std::vector<uint8_t> code_frame(FrameJob& job, const uint8_t* input, uint64_t el
   std::vector<uint8_t> codebooks;
   switch (p.codec) {
     case Codec::raw: compress_raw(job); break;
-    case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length); break;
+    case Codec::huffman: codebooks = compress_huffman(job, p.max_code_length, p.element_histogram); break;
     case Codec::rle: compress_rle(job); break;
     case Codec::rle_huffman: codebooks = compress_rle_huffman(job, p.max_code_length); break;
     case Codec::wavelet: VLEC_REQUIRE(false, "wavelet frames are written by wavelet_compress, not the frame encoder");

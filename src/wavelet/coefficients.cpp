@@ -17,8 +17,8 @@ namespace {
 
 constexpr std::size_t kPixelsPerJob = std::size_t{1} << 16;
 
-template <typename T>
-void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int32_t* planar, unsigned threads) {
+template <typename T, typename P>
+void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, P* planar, unsigned threads) {
   const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
   parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
     const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
@@ -27,14 +27,52 @@ void split_typed(const T* in, std::size_t pixels, unsigned planes, bool rct, int
       unsigned p = 0;
       if (rct) {
         const int32_t r = px[0], g = px[1], b = px[2];
-        planar[i] = (r + 2 * g + b) >> 2;
-        planar[pixels + i] = b - g;
-        planar[2 * pixels + i] = r - g;
+        planar[i] = static_cast<P>((r + 2 * g + b) >> 2);
+        planar[pixels + i] = static_cast<P>(b - g);
+        planar[2 * pixels + i] = static_cast<P>(r - g);
         p = 3;
       }
       for (; p < planes; ++p) planar[p * pixels + i] = px[p];
     }
   });
+}
+
+// The inverse RCT on one pixel, in modular arithmetic: any int32 input is
+// defined; the range check rejects what no encoder produced.
+inline void inverse_rct(int32_t* v) {
+  const int32_t y = v[0], cb = v[1], cr = v[2];
+  const int32_t g =
+      static_cast<int32_t>(static_cast<uint32_t>(y) - static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
+  v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
+  v[1] = g;
+  v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
+}
+
+// Pixels [begin, end) with a compile-time plane count (1 or 3: gray and RGB
+// images, the common cases, become straight loops); returns false if any
+// value falls outside the sample type, which the caller then reports.
+template <typename T, unsigned kPlanes>
+bool join_fixed(const int32_t* planar, std::size_t pixels, bool rct, bool big_endian, uint8_t* out, std::size_t begin,
+                std::size_t end) {
+  constexpr uint32_t kMax = std::numeric_limits<T>::max();
+  uint32_t outside = 0;  // or of (value > kMax) over all values, as unsigned (negatives are huge)
+  uint8_t* o = out + begin * kPlanes * sizeof(T);  // may be unaligned (odd prefix): memcpy stores
+  for (std::size_t i = begin; i < end; ++i) {
+    int32_t v[kPlanes];
+    for (unsigned p = 0; p < kPlanes; ++p) v[p] = planar[p * pixels + i];
+    if constexpr (kPlanes >= 3) {
+      if (rct) inverse_rct(v);
+    }
+    for (unsigned p = 0; p < kPlanes; ++p) {
+      const uint32_t u = static_cast<uint32_t>(v[p]);
+      outside |= u > kMax;
+      T t = static_cast<T>(u);
+      if (sizeof(T) == 2 && big_endian) t = static_cast<T>((t >> 8) | (t << 8));
+      std::memcpy(o + p * sizeof(T), &t, sizeof(T));
+    }
+    o += kPlanes * sizeof(T);
+  }
+  return outside == 0;
 }
 
 template <typename T>
@@ -43,20 +81,14 @@ void join_typed(const int32_t* planar, std::size_t pixels, unsigned planes, bool
   constexpr int32_t kMax = std::numeric_limits<T>::max();
   const std::size_t jobs = (pixels + kPixelsPerJob - 1) / kPixelsPerJob;
   parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
+    const std::size_t begin = j * kPixelsPerJob;
     const std::size_t end = std::min(pixels, (j + 1) * kPixelsPerJob);
-    for (std::size_t i = j * kPixelsPerJob; i < end; ++i) {
+    if (planes == 1 && join_fixed<T, 1>(planar, pixels, rct, big_endian, out, begin, end)) return;
+    if (planes == 3 && join_fixed<T, 3>(planar, pixels, rct, big_endian, out, begin, end)) return;
+    for (std::size_t i = begin; i < end; ++i) {
       int32_t v[4];
       for (unsigned p = 0; p < planes; ++p) v[p] = planar[p * pixels + i];
-      if (rct) {
-        // Modular arithmetic: any int32 input is defined; the range check
-        // below rejects what no encoder produced.
-        const int32_t y = v[0], cb = v[1], cr = v[2];
-        const int32_t g = static_cast<int32_t>(static_cast<uint32_t>(y) -
-                                               static_cast<uint32_t>((static_cast<int64_t>(cb) + cr) >> 2));
-        v[0] = static_cast<int32_t>(static_cast<uint32_t>(cr) + static_cast<uint32_t>(g));
-        v[1] = g;
-        v[2] = static_cast<int32_t>(static_cast<uint32_t>(cb) + static_cast<uint32_t>(g));
-      }
+      if (rct) inverse_rct(v);
       bool in_range = true;
       for (unsigned p = 0; p < planes; ++p) in_range &= v[p] >= 0 && v[p] <= kMax;
       if (!in_range)
@@ -83,6 +115,10 @@ void split_planes(const void* samples, const WaveletImage& im, bool rct, int32_t
     split_typed(static_cast<const uint16_t*>(samples), pixels, im.planes, rct, planar, threads);
 }
 
+void split_planes(const uint8_t* samples, const WaveletImage& im, bool rct, int16_t* planar, unsigned threads) {
+  split_typed(samples, im.width * im.height * im.depth, im.planes, rct, planar, threads);
+}
+
 void join_planes(const int32_t* planar, const WaveletImage& im, bool rct, bool big_endian, uint8_t* out,
                  unsigned threads) {
   const std::size_t pixels = im.width * im.height * im.depth;
@@ -101,24 +137,71 @@ unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search, uint64_
   return choose_shift(h, n, top, search, cost_out);
 }
 
+namespace {
+
+// shift_rule::log2_fx of every count below 2^16, computed by it once: the
+// same values, one load instead of 16 squarings per bin.
+const uint32_t* small_log2_table() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> t(65536, 0);
+    for (uint32_t x = 1; x < t.size(); ++x) t[x] = shift_rule::log2_fx(x);
+    return t;
+  }();
+  return table.data();
+}
+
+// shift_rule::summarize over a whole histogram, with the table.
+shift_rule::Summary summarize_all(const std::vector<uint64_t>& h, uint64_t n) {
+  shift_rule::Summary s;
+  if (n == 0) return s;
+  const uint32_t* table = small_log2_table();
+  const uint32_t log2_n = shift_rule::log2_fx(n);
+  constexpr uint32_t kOne = 1u << shift_rule::kFracBits;
+  const std::size_t bins = h.size();
+  for (std::size_t g = 0; g < bins; g += shift_rule::kBinsPerCodebookGroup) {
+    const std::size_t g_end = std::min(bins, g + shift_rule::kBinsPerCodebookGroup);
+    bool present = false;
+    for (std::size_t b = g; b < g_end; ++b) {
+      const uint64_t c = h[b];
+      if (c == 0) continue;
+      present = true;
+      s.n += c;
+      const uint32_t info = log2_n - (c < 65536 ? table[c] : shift_rule::log2_fx(c));
+      s.cost_fx += c * std::max(info, kOne);
+      s.symbols += 1;
+      s.alphabet = static_cast<uint32_t>(b + 1);
+    }
+    s.groups += present;
+  }
+  return s;
+}
+
+}  // namespace
+
 unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top, unsigned search,
-                      uint64_t* cost_out) {
+                      uint64_t* cost_out, std::vector<uint64_t>* hist_out) {
   const unsigned k0 = shift_rule::smallest_shift(top);
   const unsigned count = shift_rule::last_shift(top, k0, search) - k0 + 1;
   // Only the bins up to top >> k0 can be non-empty.
   std::vector<uint64_t> h(hist.begin(), hist.begin() + std::min<std::size_t>(hist.size(), (top >> k0) + 1));
-  uint64_t estimates[shift_rule::kMaxShift + 1];
+  uint64_t estimates[shift_rule::kMaxShift + 1] = {};
   for (unsigned j = 0; j < count; ++j) {
     if (j > 0) {  // merge pairs of bins: the histogram of k0 + j
       const std::size_t merged = (h.size() + 1) / 2;
       for (std::size_t s = 0; s < merged; ++s) h[s] = h[2 * s] + (2 * s + 1 < h.size() ? h[2 * s + 1] : 0);
       h.resize(merged);
     }
-    const shift_rule::Summary s =
-        shift_rule::summarize([&](uint32_t b) { return h[b]; }, 0, static_cast<uint32_t>(h.size()), n);
-    estimates[j] = shift_rule::estimated_bits(s, k0 + j);
+    estimates[j] = shift_rule::estimated_bits(summarize_all(h, n), k0 + j);
   }
-  return shift_rule::pick_shift(estimates, count, k0, cost_out);
+  const unsigned k = shift_rule::pick_shift(estimates, count, k0, cost_out);
+  if (hist_out) {  // the histogram at k: bins of the k0 histogram merged by 2^(k - k0)
+    const unsigned d = k - k0;
+    hist_out->assign((std::size_t{top} >> k) + 1, 0);
+    const std::size_t used = std::min<std::size_t>(hist.size(), (std::size_t{top} >> k0) + 1);
+    for (std::size_t b = 0; b < used; ++b) (*hist_out)[b >> d] += hist[b];
+    while (hist_out->size() > 1 && hist_out->back() == 0) hist_out->pop_back();
+  }
+  return k;
 }
 
 uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }

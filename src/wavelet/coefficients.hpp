@@ -28,6 +28,9 @@ inline int32_t unzigzag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u
 // with the RCT on planes 0..2 when `rct`: Y = floor((R + 2G + B) / 4),
 // Cb = B - G, Cr = R - G.
 void split_planes(const void* samples, const WaveletImage& image, bool rct, int32_t* planar, unsigned threads);
+// The same for u8 samples into int16 planes (RCT values lie in -255..255):
+// half the memory traffic, and the int16 transform needs no range check.
+void split_planes(const uint8_t* samples, const WaveletImage& image, bool rct, int16_t* planar, unsigned threads);
 
 // The inverse, writing u16 samples big-endian when `big_endian`. Throws
 // corrupt_stream when a value falls outside the sample type.
@@ -45,9 +48,13 @@ unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = shift_
 // The same rule from a histogram: `hist` counts the n values at
 // k0 = shift_rule::smallest_shift(top) (top = the largest value; the
 // histogram may have extra empty bins). Equal to shift_rule::choose_shift()
-// bit for bit, with the bins merged in place per step instead of re-summed.
+// bit for bit, with the bins merged in place per step instead of re-summed
+// and log2_fx of small counts from a table of its own values. `hist_out`, if
+// given, receives the histogram of the symbols at the chosen shift (without
+// trailing empty bins), which is exactly what the Huffman coder would count.
 unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top,
-                      unsigned search = shift_rule::kDefaultSearch, uint64_t* cost = nullptr);
+                      unsigned search = shift_rule::kDefaultSearch, uint64_t* cost = nullptr,
+                      std::vector<uint64_t>* hist_out = nullptr);
 
 // Bytes of the packed low bits of n values: align(ceil(n k / 8), 8).
 uint64_t low_bits_bytes(uint64_t n, unsigned k);

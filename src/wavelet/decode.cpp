@@ -6,6 +6,7 @@
 // that nothing is reported as decoded unless it is exactly what was coded.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "common/bits.hpp"
 #include "common/checksum.hpp"
@@ -15,6 +16,7 @@
 #include "vlec/dwt.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/coefficients.hpp"
+#include "wavelet/group_io.hpp"
 #include "wavelet/samples_checksum.hpp"
 
 namespace vlec::wavelet {
@@ -44,9 +46,8 @@ void decode_group(const ParsedWavelet& w, std::size_t g, const DwtShape& shape, 
   const format::ParsedFrame f = embedded_frame(w, g, true);
   std::vector<uint8_t> symbols(gr.samples * f.header.width);
   cpu::decompress_frame(f, symbols.data(), threads);
-  std::vector<int32_t> c(gr.samples);
-  combine(symbols.data(), f.header.width, w.payload + gr.bits_offset, gr.samples, gr.shift, c.data());
-  scatter(c.data(), shape, sb.boxes(gr.spec), planes + gr.spec.plane * shape.samples());
+  combine_into(symbols.data(), f.header.width, w.payload + gr.bits_offset, gr.samples, gr.shift, shape,
+               sb.boxes(gr.spec), planes + gr.spec.plane * shape.samples());
 }
 
 }  // namespace
@@ -56,23 +57,26 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
   const DwtShape shape{h.image.width, h.image.height, h.image.depth};
   const std::size_t pixels = shape.samples();
   threads = resolve_threads(threads, ~std::size_t{0});
-  std::vector<int32_t> planes(w.frame.elements);
+  // No zero fill: the groups cover every coefficient exactly once (the
+  // reader checked the coverage), so each is written before it is read.
+  std::unique_ptr<int32_t[]> plane_buffer(new int32_t[w.frame.elements]);
+  int32_t* const planes = plane_buffer.get();
   const Subbands sb(shape, h.levels);
   std::vector<std::size_t> small;
   for (std::size_t g = 0; g < h.groups.size(); ++g) {
     if (h.groups[g].samples >= kLargeGroup)
-      decode_group(w, g, shape, sb, planes.data(), threads);
+      decode_group(w, g, shape, sb, planes, threads);
     else
       small.push_back(g);
   }
   parallel_for(small.size(), resolve_threads(threads, small.size()),
-               [&](std::size_t i) { decode_group(w, small[i], shape, sb, planes.data(), 1); });
+               [&](std::size_t i) { decode_group(w, small[i], shape, sb, planes, 1); });
 
   DwtOptions d;
   d.levels = h.levels;
   d.threads = threads;
   for (unsigned p = 0; p < h.image.planes; ++p) {
-    int32_t* plane = planes.data() + p * pixels;
+    int32_t* plane = planes + p * pixels;
     try {
       dwt53_inverse_inplace(plane, plane, shape, d);
     } catch (const Error& e) {
@@ -85,7 +89,7 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
   }
   if (!h.prefix.empty()) std::memcpy(out, h.prefix.data(), h.prefix.size());
   uint8_t* samples = out + h.prefix.size();
-  join_planes(planes.data(), h.image, h.rct, h.big_endian, samples, threads);
+  join_planes(planes, h.image, h.rct, h.big_endian, samples, threads);
   const std::size_t bytes = w.frame.elements * w.frame.width;
   const uint64_t sum = h.segmented_checksum ? segmented_checksum(samples, bytes, false, threads)
                                             : whole_checksum(samples, bytes, false);

@@ -4,12 +4,18 @@
 // vlec frame with the codec `auto` would pick for the symbols -> one wavelet
 // frame (docs/FORMAT.md §10).
 //
+// The writer's choices (groups, shifts) come from one histogram per subband
+// (group_io.hpp) and the integer estimate of shift_rule.hpp, which the GPU
+// encoder evaluates identically; the chosen shift's histogram also feeds the
+// Huffman frame coder, so no group's values are counted twice.
+//
 // Large groups (the finest levels: 3/4 of all coefficients in 2D) are coded
 // one after the other with every thread each; the many small groups are coded
 // side by side, one thread each. Output bytes never depend on the thread count.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "common/bits.hpp"
@@ -22,6 +28,7 @@
 #include "wavelet/coefficients.hpp"
 #include "wavelet/codec.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/group_io.hpp"
 #include "wavelet/samples_checksum.hpp"
 #include "wavelet/shift_rule.hpp"
 
@@ -42,92 +49,122 @@ struct CodedGroup {
 // lengths than Huffman's 1-bit minimum per symbol saves, so Huffman is taken
 // without the full statistics pass of choose_codec (which would otherwise be
 // the largest cost of the encoder on photographs).
-Codec embedded_codec(const uint32_t* z, std::size_t n, unsigned k, const uint8_t* symbols, DType t, unsigned threads) {
-  std::size_t runs = n ? 1 : 0;
-  for (std::size_t i = 1; i < n; ++i) runs += (z[i] >> k) != (z[i - 1] >> k);
-  if (runs * 3 > n) return Codec::huffman;
-  return cpu::choose_codec(symbols, n, t, threads);
+Codec embedded_codec(const GroupSymbols& g, std::size_t n, unsigned threads) {
+  if (g.runs * 3 > n) return Codec::huffman;
+  return cpu::choose_codec(g.symbols.data(), n, g.type, threads);
 }
 
-CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes, unsigned threads,
-                      const EncoderTuning& t) {
+CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
+                      const ValueStats& stats, unsigned threads, const EncoderTuning& t) {
   const std::size_t n = group_samples(boxes);
-  std::vector<int32_t> c(n);
-  gather(plane, shape, boxes, c.data());
-  std::vector<uint32_t> z(n);
-  uint32_t top = 0;
-  for (std::size_t i = 0; i < n; ++i) top = std::max(top, z[i] = zigzag(c[i]));
   CodedGroup out;
-  out.shift = choose_shift(z.data(), n, t.shift_search);
-  const unsigned k = out.shift;
-  const DType sym_type = (top >> k) < 256 ? DType::u8 : DType::u16;
-  std::vector<uint8_t> symbols(n * dtype_bytes(sym_type));
-  if (sym_type == DType::u8)
-    for (std::size_t i = 0; i < n; ++i) symbols[i] = static_cast<uint8_t>(z[i] >> k);
-  else
-    for (std::size_t i = 0; i < n; ++i) store_le16(&symbols[2 * i], static_cast<uint16_t>(z[i] >> k));
+  std::vector<uint64_t> hist;  // the symbols' histogram at the chosen shift
+  out.shift = choose_shift(stats.hist, stats.n, stats.top, t.shift_search, nullptr, &hist);
+  GroupSymbols g;
+  write_symbols(plane, shape, boxes, out.shift, stats.top, g);
   cpu::FrameParams p;
-  p.dtype = sym_type;
+  p.dtype = g.type;
   p.threads = threads;
   p.chunk_elements = kDefaultChunkElements;
-  p.codec = embedded_codec(z.data(), n, k, symbols.data(), sym_type, threads);
-  out.frame = cpu::compress_frame(symbols.data(), n, p);
-  out.low_bits.resize(low_bits_bytes(n, k));
-  pack_low_bits(z.data(), n, k, out.low_bits.data());
+  p.codec = embedded_codec(g, n, threads);
+  p.element_histogram = &hist;
+  out.frame = cpu::compress_frame(g.symbols.data(), n, p);
+  out.low_bits = std::move(g.low_bits);
   return out;
 }
 
-uint64_t estimated_bits(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes,
-                        const EncoderTuning& t) {
-  const std::size_t n = group_samples(boxes);
-  std::vector<int32_t> c(n);
-  gather(plane, shape, boxes, c.data());
-  std::vector<uint32_t> z(n);
-  for (std::size_t i = 0; i < n; ++i) z[i] = zigzag(c[i]);
-  uint64_t bits = 0;
-  choose_shift(z.data(), n, t.shift_search, &bits);
-  return shift_rule::group_bits(bits);
-}
+// The statistics of one plane's levels 1 .. first - 1 (those coded on their
+// own): per detail subband, and merged per level.
+struct LevelStats {
+  std::vector<ValueStats> kinds;  // index = kind (1..7); n = 0 for empty subbands
+  ValueStats level;
+  unsigned nonempty = 0;
+};
 
-// Whether coding each detail subband of level l with its own codebook is
-// estimated to be smaller than one codebook for the whole level: it is where
-// the subbands' statistics differ (HL/LH/HH of photographs with strong
-// orientation) and the level is large enough to pay for the extra codebooks.
-bool split_pays(const int32_t* plane, const Subbands& sb, unsigned l, const EncoderTuning& t) {
-  std::vector<Box> all;
-  uint64_t split = 0;
+LevelStats level_stats(const int32_t* plane, const Subbands& sb, unsigned l) {
+  LevelStats ls;
+  ls.kinds.resize(kKinds);
+  std::vector<const ValueStats*> parts;
   for (unsigned k = 1; k < kKinds; ++k) {
     const Box b = sb.detail(l, k);
     if (!b.samples()) continue;
-    all.push_back(b);
-    split += estimated_bits(plane, sb.shape(), {b}, t);
+    ls.kinds[k] = value_stats(plane, sb.shape(), {b});
+    parts.push_back(&ls.kinds[k]);
   }
-  return shift_rule::split_pays(split, static_cast<unsigned>(all.size()),
-                                all.size() > 1 ? estimated_bits(plane, sb.shape(), all, t) : 0);
+  ls.nonempty = static_cast<unsigned>(parts.size());
+  ls.level = merge_stats(parts);
+  return ls;
 }
 
-std::vector<GroupSpec> choose_groups(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads,
-                                     const EncoderTuning& t) {
+uint64_t estimated_group_bits(const ValueStats& st, const EncoderTuning& t) {
+  uint64_t bits = 0;
+  choose_shift(st.hist, st.n, st.top, t.shift_search, &bits);
+  return shift_rule::group_bits(bits);
+}
+
+// Whether coding each detail subband of a level with its own codebook is
+// estimated to be smaller than one codebook for the whole level: it is where
+// the subbands' statistics differ (HL/LH/HH of photographs with strong
+// orientation) and the level is large enough to pay for the extra codebooks.
+bool split_pays(const LevelStats& ls, const EncoderTuning& t) {
+  if (ls.nonempty < 2) return false;
+  uint64_t split = 0;
+  for (unsigned k = 1; k < kKinds; ++k)
+    if (ls.kinds[k].n) split += estimated_group_bits(ls.kinds[k], t);
+  return shift_rule::split_pays(split, ls.nonempty, estimated_group_bits(ls.level, t));
+}
+
+struct Plan {
+  std::vector<GroupSpec> specs;
+  std::vector<ValueStats> stats;  // per spec
+};
+
+Plan plan(const int32_t* coeffs, const Subbands& sb, unsigned planes, unsigned threads, const EncoderTuning& t) {
   const unsigned first = first_merged_level(sb);
   const std::size_t pixels = sb.shape().samples();
-  // decisions[p * first + l]: split level l (1 <= l < first) of plane p.
-  std::vector<uint8_t> decisions(std::size_t{planes} * (first + 1), 0);
-  if (t.grouping == Grouping::adaptive && first > 1) {
+  // levels[p * first + l]: plane p, level l (1 <= l < first).
+  std::vector<LevelStats> levels(std::size_t{planes} * first);
+  std::vector<uint8_t> decisions(std::size_t{planes} * first, 0);
+  if (first > 1) {
     const std::size_t jobs = std::size_t{planes} * (first - 1);
     parallel_for(jobs, resolve_threads(threads, jobs), [&](std::size_t j) {
       const unsigned p = static_cast<unsigned>(j / (first - 1));
       const unsigned l = static_cast<unsigned>(j % (first - 1)) + 1;
-      decisions[p * (first + 1) + l] = split_pays(coeffs + p * pixels, sb, l, t);
+      LevelStats& ls = levels[p * first + l];
+      ls = level_stats(coeffs + p * pixels, sb, l);
+      if (t.grouping == Grouping::adaptive) decisions[p * first + l] = split_pays(ls, t);
     });
   }
-  return plan_groups(sb, planes, [&](unsigned p, unsigned l) {
+  Plan out;
+  out.specs = plan_groups(sb, planes, [&](unsigned p, unsigned l) {
     switch (t.grouping) {
       case Grouping::per_level: return false;
       case Grouping::split_finest: return l <= 2;
       case Grouping::adaptive: break;
     }
-    return decisions[p * (first + 1) + l] != 0;
+    return decisions[p * first + l] != 0;
   });
+  // Each group's statistics: taken from the level pass where the group is a
+  // level or one subband of it, counted here for the merged coarse groups.
+  out.stats.resize(out.specs.size());
+  const std::size_t groups = out.specs.size();
+  parallel_for(groups, resolve_threads(threads, groups), [&](std::size_t g) {
+    const GroupSpec& s = out.specs[g];
+    if (s.level_first == s.level_last && s.level_first >= 1 && s.level_first < first && !(s.mask & kLowBandBit)) {
+      const LevelStats& ls = levels[s.plane * first + s.level_first];
+      if (s.mask == 0xFE) {
+        out.stats[g] = ls.level;
+        return;
+      }
+      std::vector<const ValueStats*> parts;
+      for (unsigned k = 1; k < kKinds; ++k)
+        if ((s.mask >> k) & 1 && ls.kinds[k].n) parts.push_back(&ls.kinds[k]);
+      out.stats[g] = parts.size() == 1 ? *parts[0] : merge_stats(parts);
+      return;
+    }
+    out.stats[g] = value_stats(coeffs + s.plane * pixels, sb.shape(), sb.boxes(s));
+  });
+  return out;
 }
 
 struct Encoded {
@@ -163,20 +200,32 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   h.segmented_checksum = true;
   h.samples_checksum = segmented_checksum(static_cast<const uint8_t*>(samples), bytes, h.big_endian, threads);
 
-  // Planes, then their coefficients.
-  std::vector<int32_t> coeffs(total);
+  // Planes, then their coefficients (no zero fill: every value is written).
+  std::unique_ptr<int32_t[]> coeff_buffer(new int32_t[total]);
+  int32_t* const coeffs = coeff_buffer.get();
   {
-    std::vector<int32_t> planar(total);
-    split_planes(samples, im, h.rct, planar.data(), threads);
     DwtOptions d;
     d.levels = h.levels;
     d.threads = threads;
-    for (unsigned p = 0; p < im.planes; ++p)
-      dwt53_forward(planar.data() + p * pixels, coeffs.data() + p * pixels, shape, d);
+    if (im.planes == 1) {  // the samples are the plane: transform them directly
+      if (im.dtype == DType::u8)
+        dwt53_forward(static_cast<const uint8_t*>(samples), coeffs, shape, d);
+      else
+        dwt53_forward(static_cast<const uint16_t*>(samples), coeffs, shape, d);
+    } else if (im.dtype == DType::u8) {
+      std::unique_ptr<int16_t[]> planar(new int16_t[total]);
+      split_planes(static_cast<const uint8_t*>(samples), im, h.rct, planar.get(), threads);
+      for (unsigned p = 0; p < im.planes; ++p) dwt53_forward(planar.get() + p * pixels, coeffs + p * pixels, shape, d);
+    } else {
+      std::unique_ptr<int32_t[]> planar(new int32_t[total]);
+      split_planes(samples, im, h.rct, planar.get(), threads);
+      for (unsigned p = 0; p < im.planes; ++p) dwt53_forward(planar.get() + p * pixels, coeffs + p * pixels, shape, d);
+    }
   }
 
   const Subbands sb(shape, h.levels);
-  const std::vector<GroupSpec> specs = choose_groups(coeffs.data(), sb, im.planes, threads, t);
+  const Plan pl = plan(coeffs, sb, im.planes, threads, t);
+  const std::vector<GroupSpec>& specs = pl.specs;
   Encoded e;
   e.groups.resize(specs.size());
   std::vector<std::vector<Box>> boxes(specs.size());
@@ -184,13 +233,13 @@ Encoded encode(const void* samples, const WaveletImage& im, const WaveletOptions
   for (std::size_t g = 0; g < specs.size(); ++g) {
     boxes[g] = sb.boxes(specs[g]);
     if (group_samples(boxes[g]) >= kLargeGroup)
-      e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], threads, t);
+      e.groups[g] = code_group(coeffs + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], threads, t);
     else
       small.push_back(g);
   }
   parallel_for(small.size(), resolve_threads(threads, small.size()), [&](std::size_t i) {
     const std::size_t g = small[i];
-    e.groups[g] = code_group(coeffs.data() + specs[g].plane * pixels, shape, boxes[g], 1, t);
+    e.groups[g] = code_group(coeffs + specs[g].plane * pixels, shape, boxes[g], pl.stats[g], 1, t);
   });
 
   uint64_t at = 0;

@@ -217,7 +217,7 @@ VLEC_HD inline unsigned choose_shift(const Count* hist, uint32_t bins, uint64_t 
                                      uint64_t* best_bits) {
   const unsigned k0 = smallest_shift(top);
   const unsigned count = last_shift(top, k0, search) - k0 + 1;
-  uint64_t estimates[kMaxShift + 1];
+  uint64_t estimates[kMaxShift + 1] = {};
   for (unsigned j = 0; j < count; ++j) {
     const uint32_t merged = merged_bins(bins, j);
     const Summary s = summarize([&](uint32_t b) { return merged_bin(hist, bins, b, j); }, 0, merged, n);
