@@ -48,11 +48,7 @@ using cuda::DeviceBuffer;
 #define REQUIRE_GPU() \
   if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device"
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 WaveletImage image(std::size_t w, std::size_t h, std::size_t d, unsigned planes, DType t) {
   WaveletImage im;

@@ -23,11 +23,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 // The definition, spelled out: XXH3-64 of the u64 LE hashes of 65,536-byte
 // segments.
