@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/volume_spec.hpp"
 #include "peer_codecs.hpp"
 #include "vlec/vlec.hpp"
 #include "vlec/wavelet.hpp"
@@ -76,22 +77,17 @@ Input load_pnm(const std::string& path) {
 }
 
 Input load_volume(const std::string& spec) {
-  const std::size_t at = spec.rfind('@');
+  const auto parsed = vlec::parse_volume_spec(spec);
+  if (!parsed) throw std::runtime_error(spec + ": bad shape");
   Input in;
-  const std::string path = spec.substr(0, at);
-  std::string shape = spec.substr(at + 1);
-  const bool wide = shape.size() > 4 && shape.compare(shape.size() - 4, 4, ":u16") == 0;
-  if (wide) shape.resize(shape.size() - 4);
-  std::size_t w = 0, h = 0, d = 0;
-  if (std::sscanf(shape.c_str(), "%zux%zux%zu", &w, &h, &d) != 3) throw std::runtime_error(spec + ": bad shape");
-  in.name = path.substr(path.find_last_of('/') + 1);
-  in.image.samples = read_file(path);
-  in.image.width = w;
-  in.image.height = h;
-  in.depth = d;
-  in.image.wide = wide;
-  in.image.bits = wide ? 16 : 8;
-  if (in.image.samples.size() != w * h * d * (wide ? 2 : 1)) throw std::runtime_error(spec + ": size mismatch");
+  in.name = parsed->path.substr(parsed->path.find_last_of('/') + 1);
+  in.image.samples = read_file(parsed->path);
+  in.image.width = parsed->width;
+  in.image.height = parsed->height;
+  in.depth = parsed->depth;
+  in.image.wide = parsed->wide;
+  in.image.bits = parsed->wide ? 16 : 8;
+  if (in.image.samples.size() != parsed->bytes()) throw std::runtime_error(spec + ": size mismatch");
   return in;
 }
 

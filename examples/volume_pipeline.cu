@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "common/volume_spec.hpp"
 #include "cuda/cuda_check.hpp"
 #include "gen/generators.hpp"
 #include "vlec/device.hpp"
@@ -65,16 +66,19 @@ struct Volume {
 };
 
 Volume load_volume(const std::string& spec) {
-  const std::size_t at = spec.rfind('@');
-  if (at == std::string::npos) throw std::runtime_error("--volume takes PATH@WxHxD");
+  const auto parsed = vlec::parse_volume_spec(spec);
+  if (spec.rfind('@') == std::string::npos) throw std::runtime_error("--volume takes PATH@WxHxD");
+  if (!parsed) throw std::runtime_error("bad volume shape in " + spec);
+  if (parsed->wide) throw std::runtime_error("--volume takes u8 samples only, not " + spec);
   Volume v;
-  const std::string path = spec.substr(0, at);
-  if (std::sscanf(spec.c_str() + at + 1, "%zux%zux%zu", &v.nx, &v.ny, &v.nz) != 3)
-    throw std::runtime_error("bad volume shape in " + spec);
+  const std::string& path = parsed->path;
+  v.nx = parsed->width;
+  v.ny = parsed->height;
+  v.nz = parsed->depth;
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + path);
   v.bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  if (v.bytes.size() != v.nx * v.ny * v.nz) throw std::runtime_error(path + ": size does not match the shape");
+  if (v.bytes.size() != parsed->bytes()) throw std::runtime_error(path + ": size does not match the shape");
   v.name = path.substr(path.find_last_of('/') + 1);
   return v;
 }

@@ -50,15 +50,7 @@ std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32
   return out;
 }
 
-std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, Codec codec,
-                               unsigned limit = 0) {
-  cpu::FrameParams p;
-  p.codec = codec;
-  p.dtype = t;
-  p.chunk_elements = chunk;
-  p.max_code_length = limit;
-  return cpu::compress_frame(data.data(), data.size() / dtype_bytes(t), p);
-}
+using test::cpu_frame;
 
 TEST(GpuEncode, MatchesCpuBytes) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";

@@ -42,15 +42,7 @@ using cuda::DeviceBuffer;
 const DecompressOptions kGpu{0, Backend::cuda};
 const DecompressOptions kCpu{0, Backend::cpu};
 
-std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, Codec codec = Codec::rle,
-                               unsigned limit = 0) {
-  cpu::FrameParams p;
-  p.codec = codec;
-  p.dtype = t;
-  p.chunk_elements = chunk;
-  p.max_code_length = limit;
-  return cpu::compress_frame(data.data(), data.size() / dtype_bytes(t), p);
-}
+using test::cpu_frame;
 
 // One rle frame written by device::compress; the frame buffer is poisoned.
 std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,

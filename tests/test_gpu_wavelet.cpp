@@ -32,6 +32,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "test_util.hpp"
+#include "wavelet_test_util.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
 #include "vlec/wavelet.hpp"
@@ -48,11 +49,7 @@ using cuda::DeviceBuffer;
 #define REQUIRE_GPU() \
   if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device"
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 WaveletImage image(std::size_t w, std::size_t h, std::size_t d, unsigned planes, DType t) {
   WaveletImage im;
@@ -316,16 +313,7 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
   }
 }
 
-// Rewrites the flags byte and samples checksum of a frame and re-seals its
-// header checksum, so that only the samples checksum can reject it.
-Bytes with_header(Bytes s, uint8_t flags, uint64_t samples_checksum) {
-  const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(s.data(), s.size(), 0);
-  const uint64_t area = w.frame.header_area_bytes();
-  s[48 + 26] = flags;
-  store_le64(&s[48 + 40], samples_checksum);
-  store_le64(&s[area - 8], checksum64(s.data(), area - 8));
-  return s;
-}
+using test::with_header;
 
 // Frames of both checksum definitions (flag bit 2 set: segmented, what
 // writers write; clear: one XXH3 over all samples, the first 1.1 streams)

@@ -13,6 +13,7 @@
 #include "common/checksum.hpp"
 #include "format/frame.hpp"
 #include "test_util.hpp"
+#include "wavelet_test_util.hpp"
 #include "vlec/vlec.hpp"
 #include "vlec/wavelet.hpp"
 #include "wavelet/frame_format.hpp"
@@ -23,11 +24,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 // The definition, spelled out: XXH3-64 of the u64 LE hashes of 65,536-byte
 // segments.
@@ -63,17 +60,7 @@ TEST(SamplesChecksum, SegmentsAtTheirEdges) {
   }
 }
 
-// Rewrites the wavelet header of `s` (flags byte and samples checksum) and
-// re-seals its header checksum, so that only the samples checksum can
-// reject the frame.
-Bytes with_header(Bytes s, uint8_t flags, uint64_t samples_checksum) {
-  const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(s.data(), s.size(), 0);
-  const uint64_t area = w.frame.header_area_bytes();
-  s[48 + 26] = flags;
-  store_le64(&s[48 + 40], samples_checksum);
-  store_le64(&s[area - 8], checksum64(s.data(), area - 8));
-  return s;
-}
+using test::with_header;
 
 TEST(SamplesChecksum, BothDefinitionsDecodeAndDamageIsRejected) {
   std::mt19937_64 rng(seed_for(2));

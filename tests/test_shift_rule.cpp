@@ -29,11 +29,7 @@ namespace {
 
 namespace sr = wavelet::shift_rule;
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 // Zigzag values of Laplacian-like coefficients of scale `scale` (like a
 // wavelet subband), n of them.

@@ -28,11 +28,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-uint64_t seed_for(uint64_t salt) {
-  const uint64_t s = test::base_seed() * 1000003 + salt;
-  std::cout << "[   seed   ] " << s << std::endl;
-  return s;
-}
+using test::seed_for;
 
 // An image like a photograph: a smooth gradient, a texture, edges
 // (rectangles of other levels) and noise; the planes are correlated as colour

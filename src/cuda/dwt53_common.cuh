@@ -11,13 +11,20 @@
 // Halo lanes never store, and the two halo groups are L1/L2 hits (the
 // neighbouring strips own them). Groups past an image edge read mirrored
 // samples (whole-sample symmetric extension), which reproduces the CPU's
-// boundary rules exactly (vlec/dwt.hpp).
+// boundary rules exactly (vlec/dwt.hpp). row_warp / rows_grid give both
+// passes the same warp numbering and launch shape; column_thread does the
+// same for the z passes (one thread per (x, y) column and chunk of z pairs).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "common/safety.hpp"
+#include "cuda/dwt53_gpu.hpp"
 
 namespace vlec::cuda::dwt {
 
@@ -141,6 +148,67 @@ __device__ __forceinline__ bool out_of_range(int32_t v) {
 
 __device__ __forceinline__ void report(uint64_t* d_error, uint64_t index) {
   atomicMin(reinterpret_cast<unsigned long long*>(d_error), static_cast<unsigned long long>(index));
+}
+
+// Where rows-pass warp w works: strip w % strips of rows chunk
+// (w / strips) % chunks of plane w / strips / chunks; g is the lane's first
+// sample column (lane 0 starts one group left of the strip), owner says
+// whether it stores (lanes 1..30).
+struct RowWarp {
+  int chunk, z, g;
+  bool owner;
+};
+template <int V>
+__device__ __forceinline__ RowWarp row_warp(int64_t w, int strips, int chunks) {
+  RowWarp r;
+  const int lane = threadIdx.x & 31;
+  const int strip = static_cast<int>(w % strips);
+  const int64_t rest = w / strips;
+  r.chunk = static_cast<int>(rest % chunks);
+  r.z = static_cast<int>(rest / chunks);
+  r.g = strip * kOwnerLanes * V + (lane - 1) * V;
+  r.owner = lane >= 1 && lane <= kOwnerLanes;
+  return r;
+}
+
+// Where z-pass thread t works: column (x, y) of the e.nx * e.ny plane, chunk
+// t / (nx ny) of z pairs.
+struct ColumnThread {
+  int x, y, chunk;
+};
+__device__ __forceinline__ ColumnThread column_thread(int64_t t, const Box& e) {
+  ColumnThread c;
+  c.x = static_cast<int>(t % e.nx);
+  const int64_t rest = t / e.nx;
+  c.y = static_cast<int>(rest % e.ny);
+  c.chunk = static_cast<int>(rest / e.ny);
+  return c;
+}
+
+// Rows-pass launch shape: strips of 30 V columns, chunks of ppw pairs (or
+// rows) of `rows`, one warp per (strip, chunk, plane).
+struct RowsGrid {
+  int strips, chunks;
+  int64_t warps;
+};
+template <int V>
+inline RowsGrid rows_grid(const Box& e, int rows, int ppw) {
+  RowsGrid r;
+  r.strips = (e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
+  r.chunks = (rows + ppw - 1) / ppw;
+  r.warps = int64_t{r.strips} * r.chunks * e.nz;
+  return r;
+}
+
+inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
+// A band can take vector loads/stores: 16-byte base and row/plane strides of whole int4s.
+inline bool ref_vec_ok(const Ref& r) { return aligned(r.p, 16) && r.sy % 4 == 0 && r.sz % 4 == 0; }
+
+// Blocks for `units` work items, per_block each (at least one block).
+inline unsigned grid_for(int64_t units, int per_block) {
+  const int64_t blocks = (units + per_block - 1) / per_block;
+  VLEC_REQUIRE(blocks < (int64_t{1} << 31), "dwt53: shape too large for one launch (", units, " work items)");
+  return static_cast<unsigned>(std::max<int64_t>(blocks, 1));
 }
 
 }  // namespace vlec::cuda::dwt

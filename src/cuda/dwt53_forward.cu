@@ -60,13 +60,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   constexpr int P = V / 2;
   const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
-  const int lane = threadIdx.x & 31;
-  const int strip = static_cast<int>(w % strips);
-  const int64_t rest = w / strips;
-  const int chunk = static_cast<int>(rest % chunks);
-  const int z = static_cast<int>(rest / chunks);
-  const int g = strip * kOwnerLanes * V + (lane - 1) * V;  // first sample column of this lane
-  const bool owner = lane >= 1 && lane <= kOwnerLanes;
+  const RowWarp rw = row_warp<V>(w, strips, chunks);
+  const int chunk = rw.chunk, z = rw.z, g = rw.g;  // g: first sample column of this lane
+  const bool owner = rw.owner;
   const T* plane = src + z * ssz;
 
   // fetch: the lane's V samples of row y (mirrored), kept packed (8 or 16
@@ -173,10 +169,8 @@ __global__ void forward_z_kernel(const T* __restrict__ src, int64_t ssy, int64_t
                                  int ly, int lz, int pairs_per_thread, int chunks, int64_t threads) {
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
-  const int x = static_cast<int>(t % e.nx);
-  const int64_t rest = t / e.nx;
-  const int y = static_cast<int>(rest % e.ny);
-  const int chunk = static_cast<int>(rest / e.ny);
+  const ColumnThread ct = column_thread(t, e);
+  const int x = ct.x, y = ct.y, chunk = ct.chunk;
   const T* col = src + x + y * ssy;
   auto at = [&](int zz) { return static_cast<int32_t>(col[mirror(zz, e.nz) * ssz]); };
   const bool xylow = x < lx && y < ly;
@@ -211,22 +205,12 @@ __global__ void check_i32_kernel(const int32_t* __restrict__ src, uint64_t n, ui
     if (out_of_range<int32_t>(src[i])) report(d_error, i);
 }
 
-bool aligned(const void* p, std::size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
-bool ref_vec_ok(const Ref& r) { return aligned(r.p, 16) && r.sy % 4 == 0 && r.sz % 4 == 0; }
-
-unsigned grid_for(int64_t units, int per_block) {
-  const int64_t blocks = (units + per_block - 1) / per_block;
-  VLEC_REQUIRE(blocks < (int64_t{1} << 31), "dwt53: shape too large for one launch (", units, " work items)");
-  return static_cast<unsigned>(std::max<int64_t>(blocks, 1));
-}
-
 template <typename T, int V, bool X, bool Y, bool kPrefetch = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int ppw = std::max(1, tu.pairs_per_warp);
-  const int strips = (a.e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
-  const int rows = Y ? a.ly : a.e.ny;
-  const int chunks = (rows + ppw - 1) / ppw;
-  const int64_t warps = int64_t{strips} * chunks * a.e.nz;
+  const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, ppw);
+  const int strips = rg.strips, chunks = rg.chunks;
+  const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.src, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
   forward_rows_kernel<T, V, X, Y, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(

@@ -175,19 +175,8 @@ __global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, u
   const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
   const uint64_t* w64 = reinterpret_cast<const uint64_t*>(frame);
   for (uint64_t b = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; b < blocks; b += warps) {
-    uint64_t prod = 0, val = 0;
-    for (unsigned m = 0; m < 4; ++m) {
-      const unsigned w = lane + 32 * m;
-      const uint64_t v = w64[b * 128 + w];
-      prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
-      val += v;
-    }
-    for (unsigned m = 8; m < 32; m <<= 1) {
-      prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
-      val += __shfl_xor_sync(kFullMaskXxh, val, m);
-    }
-    const uint64_t val_other = __shfl_xor_sync(kFullMaskXxh, val, 1);
-    if (lane < 8) sums[8 * b + lane] = prod + val_other;
+    const uint64_t sum = warp_block_sum<false>(w64, b, lane);
+    if (lane < 8) sums[8 * b + lane] = sum;
   }
 }
 

@@ -189,15 +189,7 @@ const uint64_t* encode_rle_chunks(const RleFrameEncodeArgs& a, void* temp, std::
   const EncodeTemp t = carve_encode(temp, a.elements, a.width, a.chunk_elements, a.strategy, &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   VLEC_REQUIRE(a.payload_offset % 8 == 0, "the rle payload must start at a multiple of 8 bytes");
-  RleEncodeArgs e;
-  e.in = a.in;
-  e.elements = a.elements;
-  e.width = a.width;
-  e.chunk_elements = a.chunk_elements;
-  e.runs = t.runs;
-  e.stored_bytes = t.stored;
-  e.payload_offsets = t.payload_offsets;
-  e.run_offsets = t.run_offsets;
+  RleEncodeArgs e = rle_chunk_encode_args(a, t.runs, t.stored, t.payload_offsets, t.run_offsets);
   e.payload = a.frame + a.payload_offset;
   e.skip_raw_chunks = true;
   rle_encode(e, t.rle_temp, t.rle_temp_bytes, stream, a.strategy);

@@ -43,6 +43,24 @@ struct RleFrameEncodeArgs {
   const uint64_t* layout = nullptr;  // device: [0] index offset, [1] payload offset (written by the layout step)
 };
 
+// The RLE encoder's arguments for a frame's input (in, elements, width,
+// chunk_elements) with its per-chunk outputs in the given device arrays;
+// the caller adds what its codec needs (payload for rle, the streams form for
+// rle+huffman). One place so the two codecs cannot drift apart.
+inline RleEncodeArgs rle_chunk_encode_args(const RleFrameEncodeArgs& a, uint32_t* runs, uint32_t* stored_bytes,
+                                           uint64_t* payload_offsets, uint64_t* run_offsets) {
+  RleEncodeArgs e;
+  e.in = a.in;
+  e.elements = a.elements;
+  e.width = a.width;
+  e.chunk_elements = a.chunk_elements;
+  e.runs = runs;
+  e.stored_bytes = stored_bytes;
+  e.payload_offsets = payload_offsets;
+  e.run_offsets = run_offsets;
+  return e;
+}
+
 // Enqueue the chunks and index of an rle frame. Returns a device pointer to
 // the packed payload's size before its final padding (Σ align(stored_bytes, 4)),
 // which lives in `temp` and is valid once the stream reaches it.

@@ -281,15 +281,7 @@ RleHuffmanBooks rle_huffman_prepare(const RleFrameEncodeArgs& a, unsigned length
                                     std::size_t temp_bytes, cudaStream_t stream) {
   const Temp t = carve(temp, a.elements, a.width, a.chunk_elements, a.strategy);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  RleEncodeArgs e;
-  e.in = a.in;
-  e.elements = a.elements;
-  e.width = a.width;
-  e.chunk_elements = a.chunk_elements;
-  e.runs = t.runs;
-  e.stored_bytes = t.rle_stored;
-  e.payload_offsets = t.rle_offsets;
-  e.run_offsets = t.run_offsets;
+  RleEncodeArgs e = rle_chunk_encode_args(a, t.runs, t.rle_stored, t.rle_offsets, t.run_offsets);
   e.values = t.values;
   e.lengths = t.lengths;
   rle_encode(e, t.rle_temp, t.rle_temp_bytes, stream, a.strategy);

@@ -8,7 +8,8 @@
 // block gathers them per accumulator, and one warp folds the blocks in order
 // (acc = scramble(acc + sums)) at the end. The stripes after the last whole
 // block and the final, overlapping stripe are hashed from memory by one
-// thread (common/xxh3.hpp, finish_long).
+// thread (common/xxh3.hpp, finish_long). warp_block_sum, the per-block
+// butterfly, is shared with the two-kernel checksums (frame header, wavelet).
 #pragma once
 
 #include <cstdint>
@@ -155,6 +156,29 @@ static __device__ __noinline__ uint64_t fold_chunk_hash(const unsigned long long
 
 namespace vlec::cuda {
 
+// What whole block b of the 8-byte words at w64 adds to the accumulators,
+// computed by one warp (all 32 lanes call): lane l (< 8) gets the keyed
+// products of the words of index l plus the values of index l ^ 1; the other
+// lanes' results are partial sums, not used. kReadOnly loads through the
+// read-only cache (__ldg); pass false where the bytes were written by an
+// earlier kernel the compiler cannot see (plain load, same result).
+template <bool kReadOnly = true>
+__device__ inline uint64_t warp_block_sum(const uint64_t* w64, uint64_t b, unsigned lane) {
+  uint64_t prod = 0, val = 0;
+  for (unsigned m = 0; m < 4; ++m) {
+    const unsigned w = lane + 32 * m;
+    const uint64_t v = kReadOnly ? __ldg(w64 + b * 128 + w) : w64[b * 128 + w];
+    prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+    val += v;
+  }
+  for (unsigned m = 8; m < 32; m <<= 1) {
+    prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
+    val += __shfl_xor_sync(kFullMaskXxh, val, m);
+  }
+  // acc[i] gets the products of index i and the values of index i ^ 1.
+  return prod + __shfl_xor_sync(kFullMaskXxh, val, 1);
+}
+
 // XXH3-64 of `len` bytes at `p` (8-byte aligned, global memory) by one warp:
 // lane l takes words l, l+32, l+64 and l+96 of each 1 KiB block, so all its
 // words feed accumulators l mod 8 and (l mod 8) ^ 1. Returns the hash in lane 0.
@@ -170,20 +194,8 @@ __device__ inline uint64_t warp_hash(const uint8_t* p, uint64_t len, unsigned la
       if (lane == i) acc = init[i];
   }
   for (uint64_t b = 0; b < blocks; ++b) {
-    uint64_t prod = 0, val = 0;
-    for (unsigned m = 0; m < 4; ++m) {
-      const unsigned w = lane + 32 * m;
-      const uint64_t v = __ldg(w64 + b * 128 + w);
-      prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
-      val += v;
-    }
-    for (unsigned m = 8; m < 32; m <<= 1) {
-      prod += __shfl_xor_sync(kFullMaskXxh, prod, m);
-      val += __shfl_xor_sync(kFullMaskXxh, val, m);
-    }
-    // acc[i] gets the products of index i and the values of index i ^ 1.
-    const uint64_t val_other = __shfl_xor_sync(kFullMaskXxh, val, 1);
-    if (lane < 8) acc = xxh3::scramble(acc + prod + val_other, lane);
+    const uint64_t sum = warp_block_sum(w64, b, lane);
+    if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
   }
   return finish_long_warp(acc, p, len, lane);
 }

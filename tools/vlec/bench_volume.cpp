@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "common/volume_spec.hpp"
 #include "exit_codes.hpp"
 #include "gen/generators.hpp"
 #include "vlec/vlec.hpp"
@@ -33,17 +34,15 @@ std::vector<uint8_t> load_volume(const std::string& spec, std::string& name) {
     name = "generated 512^3 sparse volume (seed 1)";
     return gen::make("volume", 0, 1).bytes;
   }
-  const std::size_t at = spec.rfind('@');
-  std::size_t x = 0, y = 0, z = 0;
-  if (at == std::string::npos || std::sscanf(spec.c_str() + at + 1, "%zux%zux%zu", &x, &y, &z) != 3)
-    throw CliError(kExitUsage, "--volume takes 'generated' or PATH@WxHxD (u8 samples)");
-  const std::string path = spec.substr(0, at);
+  const auto parsed = parse_volume_spec(spec);
+  if (!parsed || parsed->wide) throw CliError(kExitUsage, "--volume takes 'generated' or PATH@WxHxD (u8 samples)");
+  const std::string& path = parsed->path;
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CliError(kExitInput, "cannot read " + path);
   std::vector<uint8_t> v{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  if (v.size() != x * y * z)
-    throw CliError(kExitInput, path + " holds " + std::to_string(v.size()) + " bytes, not " + spec.substr(at + 1));
-  name = path + " (" + spec.substr(at + 1) + " u8)";
+  if (v.size() != parsed->bytes())
+    throw CliError(kExitInput, path + " holds " + std::to_string(v.size()) + " bytes, not " + parsed->shape);
+  name = path + " (" + parsed->shape + " u8)";
   return v;
 }
 
