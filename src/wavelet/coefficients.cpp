@@ -206,26 +206,6 @@ unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t to
 
 uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }
 
-void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out) {
-  const uint64_t bytes = low_bits_bytes(n, k);
-  if (bytes == 0) return;  // k = 0: no area (and `out` may be null)
-  std::memset(out, 0, bytes);
-  const uint32_t mask = (1u << k) - 1;
-  uint64_t acc = 0;
-  unsigned have = 0;
-  uint8_t* p = out;
-  for (std::size_t i = 0; i < n; ++i) {
-    acc |= uint64_t{z[i] & mask} << have;
-    have += k;
-    while (have >= 8) {
-      *p++ = static_cast<uint8_t>(acc);
-      acc >>= 8;
-      have -= 8;
-    }
-  }
-  if (have) *p = static_cast<uint8_t>(acc);
-}
-
 void combine(const uint8_t* symbols, unsigned width, const uint8_t* low, std::size_t n, unsigned k, int32_t* out) {
   if (k == 0) {  // the common case on 8-bit images: no low bits, every symbol fits
     if (width == 1)

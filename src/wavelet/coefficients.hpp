@@ -59,10 +59,6 @@ unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t to
 // Bytes of the packed low bits of n values: align(ceil(n k / 8), 8).
 uint64_t low_bits_bytes(uint64_t n, unsigned k);
 
-// Low k bits of each value, LSB-first from bit i * k (`out` holds
-// low_bits_bytes(n, k) bytes and is fully written, padding zero).
-void pack_low_bits(const uint32_t* z, std::size_t n, unsigned k, uint8_t* out);
-
 // Rebuild coefficients from the decoded symbols (width 1 or 2 bytes) and the
 // packed low bits: c = unzigzag((symbol << k) | low). Throws corrupt_stream
 // when a value exceeds 32 bits or the padding bits are not zero.

@@ -4,7 +4,6 @@
 #include "wavelet/layout.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "common/safety.hpp"
 #include "dwt/dwt53.hpp"
@@ -144,24 +143,6 @@ std::size_t group_samples(const std::vector<Box>& boxes) {
   std::size_t n = 0;
   for (const Box& b : boxes) n += b.samples();
   return n;
-}
-
-void gather(const int32_t* c, const DwtShape& s, const std::vector<Box>& boxes, int32_t* out) {
-  for (const Box& b : boxes)
-    for (std::size_t z = 0; z < b.nz; ++z)
-      for (std::size_t y = 0; y < b.ny; ++y) {
-        std::memcpy(out, c + b.x0 + s.nx * ((b.y0 + y) + s.ny * (b.z0 + z)), b.nx * sizeof(int32_t));
-        out += b.nx;
-      }
-}
-
-void scatter(const int32_t* in, const DwtShape& s, const std::vector<Box>& boxes, int32_t* c) {
-  for (const Box& b : boxes)
-    for (std::size_t z = 0; z < b.nz; ++z)
-      for (std::size_t y = 0; y < b.ny; ++y) {
-        std::memcpy(c + b.x0 + s.nx * ((b.y0 + y) + s.ny * (b.z0 + z)), in, b.nx * sizeof(int32_t));
-        in += b.nx;
-      }
 }
 
 }  // namespace vlec::wavelet

@@ -1,6 +1,7 @@
 // wavelet/layout.hpp: where the subbands of a multi-level 5/3 transform lie in
 // the coefficient array (Mallat layout, vlec/dwt.hpp), how they are grouped
-// for entropy coding, and the gather/scatter of one group's coefficients.
+// for entropy coding, and the size of a group (wavelet/group_io.* moves
+// its coefficients).
 //
 // A group is described by (level range, subband mask) rather than by a list of
 // rectangles, so the group table stays a few bytes per group, the reader can
@@ -74,10 +75,7 @@ unsigned first_merged_level(const Subbands& sb);
 // Throws corrupt_stream naming the first fault.
 void check_coverage(const std::vector<GroupSpec>& groups, const Subbands& sb, unsigned planes);
 
-// Coefficients of `boxes` of `plane_coeffs` (a full plane, x fastest) in
-// order: sum of box sizes.
+// Coefficients of `boxes` in all: the sum of the box sizes.
 std::size_t group_samples(const std::vector<Box>& boxes);
-void gather(const int32_t* plane_coeffs, const DwtShape& shape, const std::vector<Box>& boxes, int32_t* out);
-void scatter(const int32_t* in, const DwtShape& shape, const std::vector<Box>& boxes, int32_t* plane_coeffs);
 
 }  // namespace vlec::wavelet
