@@ -224,7 +224,6 @@ __device__ void encode_chunk_pieces(const HuffmanEncodeArgs& a, ChunkShared& sh,
       8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
   const Range r = warp_range(full_rows, rest, kRowsPerBlock, warp);
 
-  for (uint64_t i = threadIdx.x; i < 8 * hash_blocks; i += blockDim.x) block_sums[i] = 0;
   __syncthreads();
   GroupWordT<Sym>* stage = static_cast<GroupWordT<Sym>*>(s_work) + warp * kBatchRows<Sym> * kLanes;
   pass_a<Sym, K>(in, full_rows, rest, r, table, hash_blocks, block_sums, sh, stage, warp, lane);
@@ -285,8 +284,7 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x)
-    s_encode_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
+  fill_encode_tables(a.encode_entry, a.table_size);
   const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {
     if (threadIdx.x == 0) {

@@ -21,78 +21,98 @@ namespace {
 
 constexpr unsigned kSharedSumWords = 2048;  // XXH3 block sums of chunks up to 256 KiB, in shared memory
 
-// One lane's writer in pass B. The lane's stream bits sit in `acc` from the
-// start of its word `word`; words below `own_from` were taken before this
-// range and are stored by the warp that took them. Slots of the words taken
-// and not yet stored wait in slot0..slot2 (never more than two are pending).
+// One lane's writer in pass B. `acc` holds the low `acc_bits` bits of the
+// lane's word `word`; words below `own_from` were taken before this range and
+// are stored by the warp that took them. The slots of the words taken and
+// not yet stored wait in s0, s1: never more than two are, since a decoder
+// refills while it still holds bits (docs/FORMAT.md §5). How many are taken
+// and incomplete follows from the state: the decoder's buffer plus the bits
+// of the current word make whole words, (buffer + acc_bits) / 32 of them;
+// minus those `behind` that are an earlier range's.
 struct LaneWriter {
-  uint64_t acc = 0;
-  uint32_t acc_bits = 0;
+  uint32_t acc = 0, acc_bits = 0;
   uint32_t word = 0, own_from = 0;
   uint32_t buffer = 0;  // the mirrored decoder's buffered bits
-  uint32_t slot0 = 0, slot1 = 0, slot2 = 0, pending = 0;
+  uint32_t s0 = 0, s1 = 0;
 
+  // Words taken by an earlier range and not complete (0 once past own_from).
+  template <bool kCheck>
+  __device__ __forceinline__ uint32_t behind() const {
+    return kCheck && word < own_from ? own_from - word : 0u;
+  }
+  // Words taken and incomplete that are ours. Signed: past the range
+  // (lookahead) nothing is taken, the buffer may run below zero, and the
+  // count then reads 0 or less.
+  __device__ __forceinline__ int pending() const {
+    return static_cast<int>(buffer + acc_bits) / 32 - static_cast<int>(behind<true>());
+  }
+  // Inside the range (buffer >= 0): is no word of ours pending?
+  template <bool kCheck>
+  __device__ __forceinline__ bool none_pending() const {
+    return buffer + acc_bits < 32u * (1u + behind<kCheck>());
+  }
   // Take a word if the decoder would (before a step); `base` is warp-uniform.
-  // Branch-free: selects instead of a divergent block.
+  // Branch-free: selects instead of a divergent block. A take with nothing
+  // pending writes both slots (s1 is rewritten by the next take).
+  template <bool kCheck>
   __device__ __forceinline__ void refill(bool active, uint32_t T, uint32_t& base) {
     const bool need = active && buffer < T;
     const uint32_t mask = __ballot_sync(kFull, need);
     const uint32_t slot = base + __popc(mask & lanemask_lt());
-    slot0 = need && pending == 0 ? slot : slot0;
-    slot1 = need && pending == 1 ? slot : slot1;
-    slot2 = need && pending == 2 ? slot : slot2;
-    pending += need;
+    s0 = need && none_pending<kCheck>() ? slot : s0;
+    s1 = need ? slot : s1;
     buffer += need ? 32u : 0u;
     base += __popc(mask);
   }
-  // Append up to 32 bits (one step's codes, merged); store the word they complete.
+  // Append up to 32 bits (one step's codes, merged) and store the word they
+  // complete. The bits past the word come from one funnel shift, so the lane
+  // state stays 32-bit. kCheck: the range's first words may not be ours
+  // (tracked by `word`); once every lane is past own_from, `word` is left
+  // behind (still >= own_from) and the check dropped.
+  template <bool kCheck>
   __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words) {
-    acc |= uint64_t{code} << acc_bits;
+    const uint32_t spill = __funnelshift_l(code, 0u, acc_bits);
+    acc |= code << acc_bits;
     acc_bits += len;
+    buffer -= len;
     const bool full = acc_bits >= 32;
-    const bool store = full && word >= own_from;
-    if (store) words[slot0] = static_cast<uint32_t>(acc);
-    slot0 = store ? slot1 : slot0;
-    slot1 = store ? slot2 : slot1;
-    pending -= store;
-    word += full;
-    acc = full ? acc >> 32 : acc;
-    acc_bits -= full ? 32u : 0u;
+    const bool store = kCheck ? full && word >= own_from : full;
+    if (store) words[s0] = acc;
+    s0 = store ? s1 : s0;
+    if (kCheck) word += full;
+    acc = full ? spill : acc;
+    acc_bits &= 31u;
   }
-  // The chunk ended: the remaining words (zero-padded) are the lane's last.
-  // `acc` may still start below own_from (a lane that took a word at its
-  // range's start and ended inside an earlier range's word): skip that part.
+  // The chunk ended: the pending words (zero-padded) are the lane's last. If
+  // the current word is not ours, the first pending word has no bits yet.
   __device__ __forceinline__ void flush(uint32_t* words) {
-    if (pending == 0) return;
-    const uint32_t behind = word < own_from ? own_from - word : 0;  // words of acc that are not ours (0..2)
-    const uint64_t bits = behind == 0 ? acc : behind == 1 ? acc >> 32 : 0;
-    words[slot0] = static_cast<uint32_t>(bits);
-    if (pending > 1) words[slot1] = static_cast<uint32_t>(bits >> 32);
-    if (pending > 2) words[slot2] = 0;
+    const int n = pending();
+    if (n <= 0) return;
+    words[s0] = word >= own_from ? acc : 0u;
+    if (n > 1) words[s1] = 0;
   }
 };
 
-// One row of a lane: kGroup / K steps of K symbols. `kInside` the range the
-// lanes take words; past it (lookahead) they only complete words already taken.
-template <typename Sym, unsigned K, bool kInside>
-__device__ __forceinline__ void encode_row(LaneWriter& w, const Sym (&s)[4], unsigned mine, const EncodeTable& table,
-                                           uint32_t T, uint32_t& base, uint32_t* words) {
-  bool unused = false;
+// One row of a lane: kGroup / K steps of K symbols, entry(i) giving symbol
+// i's code. `kInside` the range the lanes take words; past it (lookahead)
+// they only complete words already taken.
+template <unsigned K, bool kInside, bool kCheck, typename Entry>
+__device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&& entry, uint32_t T, uint32_t& base,
+                                           uint32_t* words) {
 #pragma unroll
   for (unsigned step = 0; step < kGroup / K; ++step) {
-    if (kInside) w.refill(step * K < mine, T, base);
+    if (kInside) w.refill<kCheck>(step * K < mine, T, base);
     // Merge the step's codes: K * L <= 32 bits by the refill rule.
     uint32_t code = 0, len = 0;
 #pragma unroll
     for (unsigned k = 0; k < K; ++k) {
       if (step * K + k < mine) {
-        const uint32_t e = table(s[step * K + k], unused);
+        const uint32_t e = entry(step * K + k);
         code |= (e & 0xFFFFFFu) << len;
         len += e >> 24;
       }
     }
-    if (kInside) w.buffer -= len;
-    if (kInside || w.pending > 0) w.append(code, len, words);
+    if (kInside || w.pending() > 0) w.append<kCheck>(code, len, words);
   }
 }
 
@@ -126,31 +146,44 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   w.acc_bits = consumed % 32;  // the low bits belong to an earlier range's word, never stored here
   w.own_from = taken;
   // The range's full rows, staged so that many loads are in flight.
+  // While some lane's current word is an earlier range's, appends check
+  // ownership (the first batch or two); then the loop drops the check.
+  bool unused = false;  // pass A checked every symbol
+  bool check = __any_sync(kFull, w.word < w.own_from);
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
     stage_rows(in, row0, count, stage, lane);
-    for (unsigned b = 0; b < count; ++b) {
-      Sym s[4];
-      unpack_group<Sym>(stage[b * kLanes + lane], s);
-      encode_row<Sym, K, true>(w, s, kGroup, table, T, base, words);
+    if (check) {
+      for (unsigned b = 0; b < count; ++b) {
+        const GroupWordT<Sym> g = stage[b * kLanes + lane];
+        encode_row<K, true, true>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
+                                  base, words);
+      }
+      check = __any_sync(kFull, w.word < w.own_from);
+    } else {
+      for (unsigned b = 0; b < count; ++b) {
+        const GroupWordT<Sym> g = stage[b * kLanes + lane];
+        encode_row<K, true, false>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
+                                   base, words);
+      }
     }
   }
   if (r.tail) {
     Sym s[4];
     const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-    encode_row<Sym, K, true>(w, s, mine, table, T, base, words);
+    encode_row<K, true, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words);
   }
   // Lookahead into the following rows, until every word taken is complete
   // (or the chunk ends: the words are then the lanes' last).
   if (warp != kWarps - 1) {
-    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, w.pending > 0); ++row) {
+    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, w.pending() > 0); ++row) {
       Sym s[4];
       unsigned mine = kGroup;
       if (row < full_rows)
         load_group(in + row * kRow, lane, s);
       else
         mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-      encode_row<Sym, K, false>(w, s, mine, table, T, base, words);
+      encode_row<K, false, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words);
     }
   }
   w.flush(words);
@@ -173,7 +206,6 @@ __device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsign
       8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
   const Range r = warp_range(full_rows, rest, kRowsPerBlock, warp);
 
-  for (uint64_t i = threadIdx.x; i < 8 * hash_blocks; i += blockDim.x) block_sums[i] = 0;
   __syncthreads();
   GroupWordT<Sym>* stage = reinterpret_cast<GroupWordT<Sym>*>(s_stage) + warp * kBatchRows<Sym> * kLanes;
   pass_a<Sym, K>(in, full_rows, rest, r, table, hash_blocks, block_sums, sh, stage, warp, lane);
@@ -225,12 +257,11 @@ template <typename Sym, unsigned K>
 __global__ void __launch_bounds__(kWarps * 32, 4) encode_lanes_kernel(const HuffmanEncodeArgs a) {
   __shared__ ChunkShared sh;
   __shared__ unsigned long long s_sums[kSharedSumWords];
-  __shared__ GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
+  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x)
-    s_encode_table[i] = i < a.table_size ? a.encode_entry[i] : 0;
+  fill_encode_tables(a.encode_entry, a.table_size);
   // (the first __syncthreads below also orders these stores)
   const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {

@@ -93,12 +93,35 @@ __device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t 
 
 // The codebook's entries: the first kSharedEntries in shared memory (the
 // whole table for bytes and alphabets up to 1,024), the rest read through L1.
-// A file-scope array, so that every lookup addresses it directly.
+// File-scope arrays, so that every lookup addresses them directly. For bytes
+// a lookup is one shift-and-mask and one load: the table is 1 KiB-aligned,
+// so OR-ing the scaled byte into its shared address adds it; and pass A
+// reads the code lengths from a byte table 256-aligned, whose address is
+// one byte permutation of the group word (the byte in the low address byte).
 constexpr unsigned kSharedEntries = 1024;
-__shared__ uint32_t s_encode_table[kSharedEntries];
+__shared__ __align__(1024) uint32_t s_encode_table[kSharedEntries];
+__shared__ __align__(256) uint8_t s_length_table[256];
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ uint32_t load_shared_u32(uint32_t address) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
+__device__ __forceinline__ uint32_t load_shared_u8(uint32_t address) {
+  uint32_t v;
+  asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
+
 struct EncodeTable {
   const uint32_t* entry;
   uint32_t size;
+  uint32_t table_address = shared_address(s_encode_table);
+  uint32_t length_address = shared_address(s_length_table);
+
   __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
     uint32_t e;
     if (sym < kSharedEntries)
@@ -108,7 +131,44 @@ struct EncodeTable {
     bad |= e == 0;
     return e;
   }
+  // Entry of symbol i of a lane's group (its 4 symbols packed as in memory).
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t group_entry(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
+    if constexpr (sizeof(Sym) == 1) {
+      const uint32_t scaled = i == 0 ? g << 2 : g >> (8 * i - 2);
+      const uint32_t e = load_shared_u32(table_address | (scaled & 0x3FCu));
+      bad |= e == 0;
+      return e;
+    } else {
+      Sym s[4];
+      unpack_group<Sym>(g, s);
+      return (*this)(s[i], bad);
+    }
+  }
+  // Code length of symbol i of a lane's group; 0 = no code.
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
+    if constexpr (sizeof(Sym) == 1) {
+      const uint32_t len = load_shared_u8(__byte_perm(g, length_address, 0x7650u | i));
+      bad |= len == 0;
+      return len;
+    } else {
+      return group_entry<Sym>(g, i, bad) >> 24;
+    }
+  }
 };
+
+// Fill the block's code tables (the caller's next barrier orders the stores).
+// Checks that the byte path's address arithmetic holds (alignment).
+__device__ inline void fill_encode_tables(const uint32_t* entry, uint32_t size) {
+  if (threadIdx.x == 0 && ((shared_address(s_encode_table) & 0x3FFu) || (shared_address(s_length_table) & 0xFFu)))
+    __trap();
+  for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x) {
+    const uint32_t e = i < size ? entry[i] : 0;
+    s_encode_table[i] = e;
+    if (i < 256) s_length_table[i] = static_cast<uint8_t>(e >> 24);
+  }
+}
 
 // Shared state of the block's chunk.
 struct ChunkShared {
@@ -139,32 +199,93 @@ __device__ inline Range warp_range(uint64_t full_rows, uint32_t rest, unsigned r
   return r;
 }
 
+// The XXH3 keys of the words a lane sums in a 1 KiB block: words lane + 32m
+// (m = 0..3), keyed at secret word w / 8 + w % 8 = lane / 8 + lane % 8 + 4m,
+// the same in every block, so they are loaded once and kept in registers.
+struct BlockKeys {
+  uint64_t key[4];
+  __device__ __forceinline__ explicit BlockKeys(unsigned lane) {
+#pragma unroll
+    for (unsigned m = 0; m < 4; ++m) key[m] = xxh3::secret_word(lane / 8 + lane % 8 + 4 * m);
+  }
+};
+
+// What a 1 KiB block adds to XXH3's eight accumulators (see xxh3_warp.cuh,
+// warp_block_sum), from a copy of the block in shared memory: four 8-byte
+// loads, four keyed products and one butterfly per lane. Lanes 0..7 store
+// the block's sums (plain stores: a block belongs to one warp).
+__device__ __forceinline__ void store_block_sum(const uint64_t* block, const BlockKeys& keys,
+                                                unsigned long long* sums, unsigned lane) {
+  uint64_t prod = 0, val = 0;
+#pragma unroll
+  for (unsigned m = 0; m < 4; ++m) {
+    const uint64_t v = block[lane + 32 * m];
+    prod += xxh3::product_with_key(v, keys.key[m]);
+    val += v;
+  }
+  for (unsigned m = 8; m < 32; m <<= 1) {
+    prod += __shfl_xor_sync(kFull, prod, m);
+    val += __shfl_xor_sync(kFull, val, m);
+  }
+  const uint64_t sum = prod + __shfl_xor_sync(kFull, val, 1);
+  if (lane < 8) sums[lane] = sum;
+}
+
 // Pass A: code-length sums and the chunk's XXH3 block sums.
+//
+// Why it is cheap: a batch of rows is loaded once into registers (all loads
+// in flight), its code lengths are summed from those registers, and its
+// copy in the warp's stage (the batch's bytes in memory order) is hashed
+// with one 8-byte shared load per word and keys held in registers. A warp's
+// range covers whole blocks, so each block's sums are stored, not added.
 template <typename Sym, unsigned K>
 __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
                        uint64_t hash_blocks, unsigned long long* block_sums, ChunkShared& sh,
                        GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  constexpr unsigned kBatch = kBatchRows<Sym>;
+  constexpr unsigned kBlocksPerBatch = kBatch / kRowsPerBlock;
+  static_assert(kBatch % kRowsPerBlock == 0, "a batch holds whole XXH3 blocks");
+  const BlockKeys keys(lane);
   uint32_t bits = 0, last = 0;
   bool bad = false;
-  RowHasher<Sym> hasher;
-  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
-    const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
-    stage_rows(in, row0, count, stage, lane);
-    for (unsigned b = 0; b < count; ++b) {
-      const uint64_t row = row0 + b;
-      Sym s[4];
-      unpack_group<Sym>(stage[b * kLanes + lane], s);
+  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
+    const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
+    const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
+    GroupWordT<Sym> v[kBatch];
+#pragma unroll
+    for (unsigned b = 0; b < kBatch; ++b)
+      if (b < count) v[b] = __ldg(src + b * kLanes);
+    // Blocks are whole in the warp's range; those below hash_blocks are summed here.
+    const uint64_t block0 = row0 / kRowsPerBlock;
+    if (block0 < hash_blocks) {  // warp-uniform
+#pragma unroll
+      for (unsigned b = 0; b < kBatch; ++b)
+        if (b < count) stage[b * kLanes + lane] = v[b];
+      __syncwarp();
+#pragma unroll
+      for (unsigned k = 0; k < kBlocksPerBatch; ++k)
+        if (block0 + k < hash_blocks)
+          store_block_sum(reinterpret_cast<const uint64_t*>(stage) + 128 * k, keys, block_sums + 8 * (block0 + k),
+                          lane);
+      __syncwarp();
+    }
+    auto sum_row = [&](const GroupWordT<Sym>& g) {
       uint32_t len[4];
-      for (unsigned i = 0; i < 4; ++i) len[i] = table(s[i], bad) >> 24;
+#pragma unroll
+      for (unsigned i = 0; i < 4; ++i) len[i] = table.group_length<Sym>(g, i, bad);
       bits += len[0] + len[1] + len[2] + len[3];
       last = 0;
+#pragma unroll
       for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
-      const uint64_t block = row / kRowsPerBlock;
-      if (block < hash_blocks) {  // the warp's rows are whole blocks, so this is warp-uniform
-        hasher.add(s, static_cast<unsigned>(row % kRowsPerBlock), lane);
-        if (row % kRowsPerBlock == kRowsPerBlock - 1) hasher.flush(block_sums + 8 * block, lane);
-      }
+    };
+    if (count == kBatch) {  // warp-uniform: every batch but a range's last
+#pragma unroll
+      for (unsigned b = 0; b < kBatch; ++b) sum_row(v[b]);
+    } else {
+#pragma unroll
+      for (unsigned b = 0; b < kBatch; ++b)
+        if (b < count) sum_row(v[b]);
     }
   }
   uint32_t final_step = last;
