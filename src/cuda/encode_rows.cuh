@@ -256,7 +256,8 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
 #pragma unroll
     for (unsigned b = 0; b < kBatch; ++b)
       if (b < count) v[b] = __ldg(src + b * kLanes);
-    // Blocks are whole in the warp's range; those below hash_blocks are summed here.
+    // The warp's blocks below hash_blocks are summed here; a range's last
+    // batch may hold fewer blocks than kBlocksPerBatch.
     const uint64_t block0 = row0 / kRowsPerBlock;
     if (block0 < hash_blocks) {  // warp-uniform
 #pragma unroll
@@ -265,7 +266,7 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
       __syncwarp();
 #pragma unroll
       for (unsigned k = 0; k < kBlocksPerBatch; ++k)
-        if (block0 + k < hash_blocks)
+        if (block0 + k < hash_blocks && (k + 1) * kRowsPerBlock <= count)  // (the next block may be the next warp's)
           store_block_sum(reinterpret_cast<const uint64_t*>(stage) + 128 * k, keys, block_sums + 8 * (block0 + k),
                           lane);
       __syncwarp();
