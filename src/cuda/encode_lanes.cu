@@ -251,10 +251,16 @@ __device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsign
   }
 }
 
+// Blocks per SM the registers are budgeted for (a build-time experiment knob).
+#ifndef VLEC_LANES_MIN_BLOCKS
+#define VLEC_LANES_MIN_BLOCKS 4
+#endif
+constexpr int kLanesMinBlocks = VLEC_LANES_MIN_BLOCKS;
+
 // One kernel per K; the one whose K matches the codebook (known only on the
 // device) runs, the others return at once.
 template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(kWarps * 32, 4) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks) encode_lanes_kernel(const HuffmanEncodeArgs a) {
   __shared__ ChunkShared sh;
   __shared__ unsigned long long s_sums[kSharedSumWords];
   __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
