@@ -251,16 +251,19 @@ __device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsign
   }
 }
 
-// Blocks per SM the registers are budgeted for (a build-time experiment knob).
-#ifndef VLEC_LANES_MIN_BLOCKS
-#define VLEC_LANES_MIN_BLOCKS 4
-#endif
-constexpr int kLanesMinBlocks = VLEC_LANES_MIN_BLOCKS;
+// Blocks per SM the registers are budgeted for: 5 (48 registers; a few
+// spills outside the row loops) where codes are at most 16 bits, 4 (64
+// registers) for K = 1, whose longer codes and four refills a row need them.
+// Measured on the H100 (bench/results/2026-11-22-h100-encode-lanes-blocks-
+// per-sm.log): skewed bytes 571 -> 611 GB/s, quant1024 784 -> 800,
+// quant65536 615 -> 571 with 5.
+template <unsigned K>
+constexpr int kLanesMinBlocks = K == 1 ? 4 : 5;
 
 // One kernel per K; the one whose K matches the codebook (known only on the
 // device) runs, the others return at once.
 template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
   __shared__ ChunkShared sh;
   __shared__ unsigned long long s_sums[kSharedSumWords];
   __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
