@@ -31,12 +31,16 @@ __device__ __forceinline__ void scan_publish(unsigned long long* p, uint64_t val
   atomicExch(p, (static_cast<unsigned long long>(value) << 2) | flag);
 }
 
-// Called by all 32 lanes of one warp of the chunk: publishes `size` and
-// returns (in every lane) the sum of the sizes of all earlier chunks. The warp
-// inspects 32 predecessors at a time, so a chunk whose neighbours have only
-// published their sizes finds its offset in one or two rounds.
-__device__ inline uint64_t scan_exclusive_prefix(ChunkScanState s, uint64_t chunk, uint64_t size, unsigned lane) {
-  if (lane == 0) scan_publish(&s.status[chunk], size, chunk == 0 ? kScanInclusive : kScanAggregate);
+// The scan in two steps (scan_exclusive_prefix below does both at once), for
+// an encoder that publishes a chunk's size as soon as it is known and walks
+// back later, when its predecessors have long published theirs and the walk
+// does not spin. scan_publish_size: one lane.
+__device__ inline void scan_publish_size(ChunkScanState s, uint64_t chunk, uint64_t size) {
+  scan_publish(&s.status[chunk], size, chunk == 0 ? kScanInclusive : kScanAggregate);
+}
+// All 32 lanes of one warp, after scan_publish_size(chunk, size): returns the
+// sum of the sizes of all earlier chunks and publishes the inclusive prefix.
+__device__ inline uint64_t scan_walk_back(ChunkScanState s, uint64_t chunk, uint64_t size, unsigned lane) {
   uint64_t prefix = 0;
   for (int64_t end = static_cast<int64_t>(chunk); end > 0; end -= 32) {
     const int64_t p = end - 1 - lane;  // lane 0 looks at the nearest predecessor
@@ -55,6 +59,14 @@ __device__ inline uint64_t scan_exclusive_prefix(ChunkScanState s, uint64_t chun
   }
   if (lane == 0 && chunk > 0) scan_publish(&s.status[chunk], prefix + size, kScanInclusive);
   return prefix;
+}
+// Called by all 32 lanes of one warp of the chunk: publishes `size` and
+// returns (in every lane) the sum of the sizes of all earlier chunks. The warp
+// inspects 32 predecessors at a time, so a chunk whose neighbours have only
+// published their sizes finds its offset in one or two rounds.
+__device__ inline uint64_t scan_exclusive_prefix(ChunkScanState s, uint64_t chunk, uint64_t size, unsigned lane) {
+  if (lane == 0) scan_publish_size(s, chunk, size);
+  return scan_walk_back(s, chunk, size, lane);
 }
 #endif  // __CUDACC__
 

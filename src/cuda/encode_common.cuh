@@ -238,7 +238,7 @@ __device__ void encode_chunk_pieces(const HuffmanEncodeArgs& a, ChunkShared& sh,
       words += __shfl_xor_sync(kFull, words, m);
       bits += __shfl_xor_sync(kFull, bits, m);
     }
-    const bool coded = !sh.bad && uint64_t{words} * 4 < raw_bytes;
+    const bool coded = !sh.bad() && uint64_t{words} * 4 < raw_bytes;
     const uint32_t stored = coded ? 4 * words : static_cast<uint32_t>(raw_bytes);
     const uint64_t offset = scan_exclusive_prefix(a.scan, c, (stored + 3) / 4 * 4, lane);
     if (lane == 0) {
@@ -266,7 +266,7 @@ __device__ void encode_chunk_pieces(const HuffmanEncodeArgs& a, ChunkShared& sh,
       entry[2] = static_cast<uint32_t>(hash);
       entry[3] = static_cast<uint32_t>(hash >> 32);
       a.checksums[c] = hash;
-      a.chunk_status[c] = sh.bad ? kEncodeNoCode : kEncodeOk;
+      a.chunk_status[c] = sh.bad() ? kEncodeNoCode : kEncodeOk;
     }
   }
 }
@@ -289,7 +289,6 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   for (;;) {
     if (threadIdx.x == 0) {
       sh.chunk = atomicAdd(a.scan.ticket, 1u);
-      sh.bad = 0;
     }
     __syncthreads();
     const uint64_t c = sh.chunk;

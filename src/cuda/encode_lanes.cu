@@ -19,7 +19,7 @@ namespace vlec::cuda {
 
 namespace {
 
-constexpr unsigned kSharedSumWords = 2048;  // XXH3 block sums of chunks up to 256 KiB, in shared memory
+constexpr unsigned kSharedSumWords = 1024;  // XXH3 block sums of chunks up to 128 KiB, in shared memory (two chunks)
 
 // One lane's writer in pass B. `acc` holds the low `acc_bits` bits of the
 // lane's word `word`; words below `own_from` were taken before this range and
@@ -189,64 +189,73 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   w.flush(words);
 }
 
-template <typename Sym, unsigned K>
-__device__ void encode_chunk(const HuffmanEncodeArgs& a, ChunkShared& sh, unsigned long long* s_sums, void* s_stage,
-                             uint64_t c,
-                             uint32_t T, const EncodeTable& table, unsigned warp, unsigned lane) {
-  const uint64_t first = c * a.chunk_elements;
-  const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
-  const Sym* in = static_cast<const Sym*>(a.in) + first;
-  const uint64_t full_rows = n / kRow;
-  const uint32_t rest = static_cast<uint32_t>(n % kRow);
-  const uint64_t raw_bytes = n * sizeof(Sym);
-  const uint64_t hash_blocks = raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0;
-  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
-  // XXH3 block sums in shared memory when they fit, else in global scratch.
-  unsigned long long* block_sums =
-      8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
-  const Range r = warp_range(full_rows, rest, kRowsPerBlock, warp);
-
-  __syncthreads();
-  GroupWordT<Sym>* stage = reinterpret_cast<GroupWordT<Sym>*>(s_stage) + warp * kBatchRows<Sym> * kLanes;
-  pass_a<Sym, K>(in, full_rows, rest, r, table, hash_blocks, block_sums, sh, stage, warp, lane);
-  __syncthreads();
-  if (warp == 0) {
-    // The chunk's size from the lanes' sums (docs/FORMAT.md §5): a lane that
-    // has consumed C bits before its last step has taken ceil((C + T) / 32) words.
-    uint32_t total = 0;
-    for (unsigned w = 0; w < kWarps; ++w) total += sh.range_bits[w][lane];
-    const uint64_t lane_n = huffman::lane_symbols(n, lane);
-    uint32_t words = lane_n ? (total - sh.final_step[lane] + T + 31) / 32 : 0;
-    for (unsigned m = 16; m > 0; m >>= 1) words += __shfl_xor_sync(kFull, words, m);
-    const bool coded = !sh.bad && uint64_t{words} * 4 < raw_bytes;
-    const uint32_t stored = coded ? 4 * words : static_cast<uint32_t>(raw_bytes);
-    const uint64_t offset = scan_exclusive_prefix(a.scan, c, (stored + 3) / 4 * 4, lane);
-    if (lane == 0) {
-      sh.stored_bytes = stored;
-      sh.offset = offset;
-    }
+// A chunk as the block sees it; cheap to rebuild in each phase.
+template <typename Sym>
+struct ChunkView {
+  uint64_t c, n, full_rows, raw_bytes, hash_blocks;
+  uint32_t rest;
+  const Sym* in;
+  unsigned long long* block_sums;  // XXH3 block sums: in shared memory when they fit, else in global scratch
+  Range r;                         // this warp's rows
+  __device__ ChunkView(const HuffmanEncodeArgs& a, uint64_t chunk, unsigned long long* s_sums, unsigned warp) {
+    constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+    c = chunk;
+    const uint64_t first = c * a.chunk_elements;
+    n = min(uint64_t{a.chunk_elements}, a.elements - first);
+    in = static_cast<const Sym*>(a.in) + first;
+    full_rows = n / kRow;
+    rest = static_cast<uint32_t>(n % kRow);
+    raw_bytes = n * sizeof(Sym);
+    hash_blocks = raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0;
+    block_sums = 8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
+    r = warp_range(full_rows, rest, kRowsPerBlock, warp);
   }
-  __syncthreads();
+};
+
+// Warp 0, after pass A: the chunk's size from the lanes' sums (docs/FORMAT.md
+// §5: a lane that has consumed C bits before its last step has taken
+// ceil((C + T) / 32) words), published at once for the chunks after it.
+template <typename Sym>
+__device__ void publish_chunk_size(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v, ChunkShared& sh, uint32_t T,
+                                   unsigned lane) {
+  uint32_t total = 0;
+  for (unsigned w = 0; w < kWarps; ++w) total += sh.range_bits[w][lane];
+  const uint64_t lane_n = huffman::lane_symbols(v.n, lane);
+  uint32_t words = lane_n ? (total - sh.final_step[lane] + T + 31) / 32 : 0;
+  for (unsigned m = 16; m > 0; m >>= 1) words += __shfl_xor_sync(kFull, words, m);
+  const bool coded = !sh.bad() && uint64_t{words} * 4 < v.raw_bytes;
+  const uint32_t stored = coded ? 4 * words : static_cast<uint32_t>(v.raw_bytes);
+  if (lane == 0) {
+    scan_publish_size(a.scan, v.c, (stored + 3) / 4 * 4);
+    sh.stored_bytes = stored;
+  }
+}
+
+// The chunk's words (or its raw bytes) at its place, then its index entry.
+template <typename Sym, unsigned K>
+__device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v, const ChunkShared& sh, uint32_t T,
+                            const EncodeTable& table, GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   uint8_t* out = a.frame + a.layout[1] + sh.offset;
-  if (sh.stored_bytes == raw_bytes) {
+  if (sh.stored_bytes == v.raw_bytes) {
     // Stored raw, zero-padded to a multiple of 4 bytes.
-    const uint8_t* src = reinterpret_cast<const uint8_t*>(in);
-    for (uint64_t i = threadIdx.x; i < (raw_bytes + 3) / 4 * 4; i += blockDim.x) out[i] = i < raw_bytes ? src[i] : 0;
+    const uint8_t* src = reinterpret_cast<const uint8_t*>(v.in);
+    for (uint64_t i = threadIdx.x; i < (v.raw_bytes + 3) / 4 * 4; i += blockDim.x)
+      out[i] = i < v.raw_bytes ? src[i] : 0;
   } else {
-    pass_b<Sym, K>(in, full_rows, rest, r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane);
+    pass_b<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane);
   }
   // The checksum is not needed to place anything, so it comes last.
   if (warp == kWarps - 1) {
-    const uint64_t hash = fold_chunk_hash(block_sums, hash_blocks, reinterpret_cast<const uint8_t*>(in), raw_bytes,
-                                          lane);
+    const uint64_t hash = fold_chunk_hash(v.block_sums, v.hash_blocks, reinterpret_cast<const uint8_t*>(v.in),
+                                          v.raw_bytes, lane);
     if (lane == 0) {
-      uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * c);  // 4-byte aligned
+      uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * v.c);  // 4-byte aligned
       entry[0] = sh.stored_bytes;
       entry[1] = 0;
       entry[2] = static_cast<uint32_t>(hash);
       entry[3] = static_cast<uint32_t>(hash >> 32);
-      a.checksums[c] = hash;
-      a.chunk_status[c] = sh.bad ? kEncodeNoCode : kEncodeOk;
+      a.checksums[v.c] = hash;
+      a.chunk_status[v.c] = sh.bad() ? kEncodeNoCode : kEncodeOk;
     }
   }
 }
@@ -262,27 +271,63 @@ constexpr int kLanesMinBlocks = K == 1 ? 4 : 5;
 
 // One kernel per K; the one whose K matches the codebook (known only on the
 // device) runs, the others return at once.
+//
+// Each block works on two chunks at a time, software-pipelined: pass A of the
+// next chunk (and the publication of its size) comes before the walk back
+// that places the current one. By then the current chunk's predecessors have
+// published their sizes, so the walk does not wait for them (it did: warps
+// stood at the barrier behind warp 0's spinning), and the block's warps meet
+// at three barriers a chunk.
 template <typename Sym, unsigned K>
 __global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
-  __shared__ ChunkShared sh;
-  __shared__ unsigned long long s_sums[kSharedSumWords];
+  __shared__ ChunkShared sh[2];
+  __shared__ unsigned long long s_sums[2][kSharedSumWords];
   __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
+  __shared__ uint64_t s_ticket;
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
+  const uint32_t T = K * L;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
   fill_encode_tables(a.encode_entry, a.table_size);
-  // (the first __syncthreads below also orders these stores)
   const EncodeTable table{a.encode_entry, a.table_size};
+  if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
+  __syncthreads();  // (also orders the table stores)
+  uint64_t cur_chunk = s_ticket;
+  if (cur_chunk >= a.chunk_count) return;
+  unsigned cur = 0;
+  {
+    const ChunkView<Sym> v(a, cur_chunk, s_sums[cur], warp);
+    pass_a<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, v.hash_blocks, v.block_sums, sh[cur], stage, warp, lane);
+    __syncthreads();
+    if (warp == 0) publish_chunk_size(a, v, sh[cur], T, lane);
+    if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
+    __syncthreads();
+  }
   for (;;) {
-    if (threadIdx.x == 0) {
-      sh.chunk = atomicAdd(a.scan.ticket, 1u);
-      sh.bad = 0;
+    const uint64_t next_chunk = s_ticket;
+    const bool more = next_chunk < a.chunk_count;
+    const unsigned nxt = cur ^ 1;
+    if (more) {
+      const ChunkView<Sym> v(a, next_chunk, s_sums[nxt], warp);
+      pass_a<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, v.hash_blocks, v.block_sums, sh[nxt], stage, warp,
+                     lane);
     }
     __syncthreads();
-    const uint64_t c = sh.chunk;
-    if (c >= a.chunk_count) return;
-    encode_chunk<Sym, K>(a, sh, s_sums, s_stage, c, K * L, table, warp, lane);
+    const ChunkView<Sym> v(a, cur_chunk, s_sums[cur], warp);
+    if (warp == 0) {
+      if (more) publish_chunk_size(a, ChunkView<Sym>(a, next_chunk, s_sums[nxt], warp), sh[nxt], T, lane);
+      const uint64_t offset = scan_walk_back(a.scan, cur_chunk, (sh[cur].stored_bytes + 3) / 4 * 4, lane);
+      if (lane == 0) sh[cur].offset = offset;
+    }
     __syncthreads();
+    // Everyone has read s_ticket (before the barriers above).
+    if (threadIdx.x == 0 && more) s_ticket = atomicAdd(a.scan.ticket, 1u);
+    write_chunk<Sym, K>(a, v, sh[cur], T, table, stage, warp, lane);
+    __syncthreads();  // sh[cur] and s_sums[cur] are free; s_ticket is visible
+    if (!more) return;
+    cur = nxt;
+    cur_chunk = next_chunk;
   }
 }
 

@@ -175,11 +175,16 @@ struct ChunkShared {
   uint32_t range_bits[kWarps][kLanes];   // code bits of each warp's range, per lane
   uint32_t last_step[kWarps][kLanes];    // bits of the last step of each warp's range, per lane
   uint32_t final_step[kLanes];           // bits of each lane's last step in the chunk
-  uint32_t bad;
+  uint32_t bad_warp[kWarps];             // a warp's range holds a symbol without a code (plain stores: no reset)
   uint32_t stored_bytes;
   uint32_t avg_bits;                     // floor(code bits / symbols) (pavle, reduce_shuffle)
   uint64_t offset;                       // the chunk's payload offset in the frame
   uint64_t chunk;
+  __device__ __forceinline__ bool bad() const {
+    uint32_t any = 0;
+    for (unsigned w = 0; w < kWarps; ++w) any |= bad_warp[w];
+    return any != 0;
+  }
 };
 
 // The warp's share of the chunk: full rows [row_begin, row_end), plus the
@@ -305,7 +310,8 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   sh.range_bits[warp][lane] = bits;
   sh.last_step[warp][lane] = last;
   if (warp == kWarps - 1) sh.final_step[lane] = final_step;
-  if (__any_sync(kFull, bad) && lane == 0) atomicOr(&sh.bad, 1u);
+  const bool any_bad = __any_sync(kFull, bad);
+  if (lane == 0) sh.bad_warp[warp] = any_bad;
 }
 
 }  // namespace
