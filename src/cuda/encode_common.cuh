@@ -225,7 +225,7 @@ __device__ void encode_chunk_pieces(const HuffmanEncodeArgs& a, ChunkShared& sh,
   const Range r = warp_range(full_rows, rest, kRowsPerBlock, warp);
 
   __syncthreads();
-  GroupWordT<Sym>* stage = static_cast<GroupWordT<Sym>*>(s_work) + warp * kStageWarpWords<Sym>;
+  GroupWordT<Sym>* stage = static_cast<GroupWordT<Sym>*>(s_work) + warp * kBatchRows<Sym> * kLanes;
   pass_a<Sym, K>(in, full_rows, rest, r, table, hash_blocks, block_sums, sh, stage, warp, lane);
   __syncthreads();
   if (warp == 0) {

@@ -282,13 +282,13 @@ template <typename Sym, unsigned K>
 __global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
   __shared__ ChunkShared sh[2];
   __shared__ unsigned long long s_sums[2][kSharedSumWords];
-  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kStageWarpWords<Sym>];
+  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
   __shared__ uint64_t s_ticket;
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const uint32_t T = K * L;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  GroupWordT<Sym>* stage = s_stage + warp * kStageWarpWords<Sym>;
+  GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
   fill_encode_tables(a.encode_entry, a.table_size);
   const EncodeTable table{a.encode_entry, a.table_size};
   if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);

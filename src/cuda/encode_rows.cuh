@@ -39,26 +39,7 @@ template <typename Sym> using GroupWordT = typename GroupWord<Sym>::type;
 // Rows staged per warp: enough loads in flight, while the code that uses them
 // stays a single (rolled) loop body, which keeps the kernel small.
 template <typename Sym> constexpr unsigned kBatchRows = sizeof(Sym) == 4 ? 4 : 8;
-// A warp's stage: pass A's two 1 KiB halves (one XXH3 block each), or pass
-// B's batch of rows (at most 2 KiB).
-constexpr unsigned kStageWarpBytes = 2048;
-static_assert(kBatchRows<uint8_t> * kLanes * 4 <= kStageWarpBytes && kBatchRows<uint16_t> * kLanes * 8 <= kStageWarpBytes &&
-                  kBatchRows<uint32_t> * kLanes * 16 <= kStageWarpBytes,
-              "pass B's batch fits the stage");
-template <typename Sym> constexpr unsigned kStageWarpWords = kStageWarpBytes / sizeof(GroupWordT<Sym>);
-template <typename Sym> constexpr unsigned kStageBytes = kWarps * kStageWarpBytes;
-
-// Pass A's loads (a build-time experiment knob): 1 = copied into the stage
-// with cp.async, one block ahead; 0 = loaded into registers a batch at a time.
-#ifndef VLEC_PASS_A_ASYNC
-#define VLEC_PASS_A_ASYNC 1
-#endif
-
-__device__ __forceinline__ void copy_async_16(uint32_t shared_addr, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_addr), "l"(global) : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void copy_async_wait_all_but_one() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+template <typename Sym> constexpr unsigned kStageBytes = kWarps * kBatchRows<Sym> * kLanes * sizeof(GroupWordT<Sym>);
 
 template <typename Sym>
 __device__ __forceinline__ void unpack_group(const GroupWordT<Sym>& v, Sym (&s)[4]) {
@@ -257,66 +238,22 @@ __device__ __forceinline__ void store_block_sum(const uint64_t* block, const Blo
 
 // Pass A: code-length sums and the chunk's XXH3 block sums.
 //
-// Why it is cheap: the rows of one 1 KiB block are copied into the warp's
-// stage (in memory order) while the previous block is worked on, so the
-// loads' latency is hidden; the block is hashed with one 8-byte shared load
-// per word and keys held in registers, and its code lengths summed from
-// one shared load per row. A warp's range covers whole blocks, so each
-// block's sums are stored, not added.
+// Why it is cheap: a batch of rows is loaded once into registers (all loads
+// in flight), its code lengths are summed from those registers, and its
+// copy in the warp's stage (the batch's bytes in memory order) is hashed
+// with one 8-byte shared load per word and keys held in registers. A warp's
+// range covers whole blocks, so each block's sums are stored, not added.
 template <typename Sym, unsigned K>
 __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
                        uint64_t hash_blocks, unsigned long long* block_sums, ChunkShared& sh,
                        GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
-  const BlockKeys keys(lane);
-  uint32_t bits = 0, last = 0;
-  bool bad = false;
-  auto sum_row = [&](const GroupWordT<Sym>& g) {
-    uint32_t len[4];
-#pragma unroll
-    for (unsigned i = 0; i < 4; ++i) len[i] = table.group_length<Sym>(g, i, bad);
-    bits += len[0] + len[1] + len[2] + len[3];
-    last = 0;
-#pragma unroll
-    for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
-  };
-#if VLEC_PASS_A_ASYNC
-  // One block a step, the next one's copy in flight meanwhile: the stage's
-  // halves take turns, and no register waits on a global load.
-  const uint32_t stage_address = shared_address(stage);
-  auto issue = [&](uint64_t row0, unsigned half) {
-    const unsigned rows = static_cast<unsigned>(min(uint64_t{kRowsPerBlock}, r.row_end - row0));
-    const unsigned pieces = rows * kRow * sizeof(Sym) / 16;
-    const uint8_t* src = reinterpret_cast<const uint8_t*>(in + row0 * kRow);
-    for (unsigned p = lane; p < pieces; p += kLanes) copy_async_16(stage_address + 1024 * half + 16 * p, src + 16 * p);
-    copy_async_commit();
-  };
-  unsigned half = 0;
-  if (r.row_begin < r.row_end) issue(r.row_begin, 0);
-  for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kRowsPerBlock, half ^= 1) {
-    if (row0 + kRowsPerBlock < r.row_end)
-      issue(row0 + kRowsPerBlock, half ^ 1);
-    else
-      copy_async_commit();  // an empty group, so that "all but one" below is this block's
-    copy_async_wait_all_but_one();
-    __syncwarp();
-    const GroupWordT<Sym>* rows = stage + half * (1024 / sizeof(GroupWordT<Sym>));
-    const unsigned count = static_cast<unsigned>(min(uint64_t{kRowsPerBlock}, r.row_end - row0));
-    const uint64_t block = row0 / kRowsPerBlock;
-    if (block < hash_blocks)  // warp-uniform; such a block is whole (it ends before the chunk's last byte)
-      store_block_sum(reinterpret_cast<const uint64_t*>(rows), keys, block_sums + 8 * block, lane);
-    if (count == kRowsPerBlock) {
-#pragma unroll
-      for (unsigned b = 0; b < kRowsPerBlock; ++b) sum_row(rows[b * kLanes + lane]);
-    } else {
-      for (unsigned b = 0; b < count; ++b) sum_row(rows[b * kLanes + lane]);
-    }
-    __syncwarp();  // the half is read before its next copy is issued
-  }
-#else
   constexpr unsigned kBatch = kBatchRows<Sym>;
   constexpr unsigned kBlocksPerBatch = kBatch / kRowsPerBlock;
   static_assert(kBatch % kRowsPerBlock == 0, "a batch holds whole XXH3 blocks");
+  const BlockKeys keys(lane);
+  uint32_t bits = 0, last = 0;
+  bool bad = false;
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
     const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
@@ -339,6 +276,15 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
                           lane);
       __syncwarp();
     }
+    auto sum_row = [&](const GroupWordT<Sym>& g) {
+      uint32_t len[4];
+#pragma unroll
+      for (unsigned i = 0; i < 4; ++i) len[i] = table.group_length<Sym>(g, i, bad);
+      bits += len[0] + len[1] + len[2] + len[3];
+      last = 0;
+#pragma unroll
+      for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
+    };
     if (count == kBatch) {  // warp-uniform: every batch but a range's last
 #pragma unroll
       for (unsigned b = 0; b < kBatch; ++b) sum_row(v[b]);
@@ -348,7 +294,6 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
         if (b < count) sum_row(v[b]);
     }
   }
-#endif
   uint32_t final_step = last;
   if (r.tail) {
     Sym s[4];
