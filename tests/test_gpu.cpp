@@ -73,6 +73,53 @@ TEST(Gpu, EveryElementEqualAndLongestCodes) {
   EXPECT_EQ(0, std::memcmp(back.data(), f.data(), back.size()));
 }
 
+// Rows that take the most words a row can take: the decoder tops up its ring
+// of upcoming words once per row, sized for 32 * ceil(4L / 32) words a row
+// (K = 4: 32, K = 2: 64, K = 1: 96). Uniform bytes give 8-bit codes (one
+// word per lane per row), uniform u16 values 16-bit codes (two), and a
+// dominant value with 65,535 distinct rare values, placed together, rows of
+// ~21-bit codes (three in some rows).
+TEST(Gpu, RowsThatTakeTheMostWords) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 17;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> bytes(1 << 20);
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+  std::vector<uint16_t> uniform16(1 << 21);
+  for (auto& v : uniform16) v = static_cast<uint16_t>(rng());
+  std::vector<uint16_t> rare_tail((1 << 21) - 65535, static_cast<uint16_t>(rng()));
+  const uint16_t dominant = rare_tail[0];
+  for (uint32_t v = 0; v < 65536; ++v)
+    if (v != dominant) rare_tail.push_back(static_cast<uint16_t>(v));
+  std::shuffle(rare_tail.end() - 65535, rare_tail.end(), rng);
+  struct Case {
+    const void* data;
+    std::size_t bytes;
+    DType dtype;
+    unsigned min_length, max_length;  // the codebook's longest code must land here
+  };
+  for (const Case& c : {Case{bytes.data(), bytes.size(), DType::u8, 8, 8},
+                        Case{uniform16.data(), 2 * uniform16.size(), DType::u16, 16, 16},
+                        Case{rare_tail.data(), 2 * rare_tail.size(), DType::u16, 17, 24}}) {
+    for (uint32_t chunk : {128u, 65536u}) {
+      CompressOptions o;
+      o.codec = CodecChoice::huffman;
+      o.dtype = c.dtype;
+      o.chunk_elements = chunk;
+      o.backend = Backend::cpu;
+      const std::vector<uint8_t> s = compress(c.data, c.bytes, o);
+      const unsigned L = inspect(s.data(), s.size()).frames[0].max_code_length;
+      SCOPED_TRACE(std::string(to_string(c.dtype)) + " chunk " + std::to_string(chunk) + " L " + std::to_string(L));
+      EXPECT_GE(L, c.min_length);
+      EXPECT_LE(L, c.max_length);
+      const std::vector<uint8_t> back = decompress(s.data(), s.size(), kGpu);
+      ASSERT_EQ(back.size(), c.bytes);
+      EXPECT_EQ(0, std::memcmp(back.data(), c.data, c.bytes));
+    }
+  }
+}
+
 TEST(Gpu, CorruptionAndTruncationAreReported) {
   REQUIRE_GPU();
   const std::vector<uint8_t> data = test::sample("skewed", 300000, DType::u8, test::base_seed());
