@@ -52,6 +52,7 @@ const char* variant_name(unsigned v) {
     case 1: return "1 register windows (previous):";
     case 2: return "2 ring, 64-bit buffer:";
     case 3: return "3 ring, split buffer, 5 blocks/SM:";
+    case 4: return "4 register windows, split buffer:";
   }
   return "0 default (ring, split buffer):";
 }

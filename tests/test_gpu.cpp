@@ -73,21 +73,39 @@ TEST(Gpu, EveryElementEqualAndLongestCodes) {
   EXPECT_EQ(0, std::memcmp(back.data(), f.data(), back.size()));
 }
 
-// Rows that take the most words a row can take: the decoder tops up its ring
-// of upcoming words once per row, sized for 32 * ceil(4L / 32) words a row
-// (K = 4: 32, K = 2: 64, K = 1: 96). Uniform bytes give 8-bit codes (one
-// word per lane per row), uniform u16 values 16-bit codes (two), and a
-// dominant value with 65,535 distinct rare values, placed together, rows of
-// ~21-bit codes (three in some rows).
+// Rows that take the most words a row can take: the decoder tops up its
+// supply of upcoming words once per row, sized for 32 * ceil(4L / 32) words
+// a row (K = 4: 32, K = 2: 64, K = 1: 96). A dominant value (a 1-bit code)
+// fills half of every 16,384 elements and the other half cycles through
+// 2^(L-1) other values, each equally often: their codes are all L bits, so
+// those rows take one word per lane (L = 8) or two (L = 16). A dominant value
+// with 65,535 distinct rare values, placed together, gives rows of 17-bit
+// codes (three words in some lanes' rows, K = 1).
+template <typename T>
+std::vector<T> half_dominant_half_longest(std::size_t elements, unsigned others, std::mt19937_64& rng) {
+  const T dominant = static_cast<T>(rng() % (others + 1));
+  std::vector<T> values;
+  for (uint32_t v = 0; values.size() < others; ++v)
+    if (v != dominant) values.push_back(static_cast<T>(v));
+  std::vector<T> out;
+  while (out.size() < elements) {
+    out.insert(out.end(), 8192, dominant);
+    std::vector<T> block;
+    while (block.size() < 8192) block.insert(block.end(), values.begin(), values.end());
+    std::shuffle(block.begin(), block.end(), rng);
+    out.insert(out.end(), block.begin(), block.begin() + 8192);
+  }
+  out.resize(elements);
+  return out;
+}
+
 TEST(Gpu, RowsThatTakeTheMostWords) {
   REQUIRE_GPU();
   const uint64_t seed = test::base_seed() + 17;
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  std::vector<uint8_t> bytes(1 << 20);
-  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-  std::vector<uint16_t> uniform16(1 << 21);
-  for (auto& v : uniform16) v = static_cast<uint16_t>(rng());
+  const std::vector<uint8_t> bytes = half_dominant_half_longest<uint8_t>(1 << 20, 128, rng);
+  const std::vector<uint16_t> words = half_dominant_half_longest<uint16_t>(1 << 20, 1 << 15, rng);
   std::vector<uint16_t> rare_tail((1 << 21) - 65535, static_cast<uint16_t>(rng()));
   const uint16_t dominant = rare_tail[0];
   for (uint32_t v = 0; v < 65536; ++v)
@@ -100,9 +118,9 @@ TEST(Gpu, RowsThatTakeTheMostWords) {
     unsigned min_length, max_length;  // the codebook's longest code must land here
   };
   for (const Case& c : {Case{bytes.data(), bytes.size(), DType::u8, 8, 8},
-                        Case{uniform16.data(), 2 * uniform16.size(), DType::u16, 16, 16},
+                        Case{words.data(), 2 * words.size(), DType::u16, 16, 16},
                         Case{rare_tail.data(), 2 * rare_tail.size(), DType::u16, 17, 24}}) {
-    for (uint32_t chunk : {128u, 65536u}) {
+    for (uint32_t chunk : {16384u, 65536u, 100000u}) {
       CompressOptions o;
       o.codec = CodecChoice::huffman;
       o.dtype = c.dtype;
@@ -113,6 +131,7 @@ TEST(Gpu, RowsThatTakeTheMostWords) {
       SCOPED_TRACE(std::string(to_string(c.dtype)) + " chunk " + std::to_string(chunk) + " L " + std::to_string(L));
       EXPECT_GE(L, c.min_length);
       EXPECT_LE(L, c.max_length);
+      EXPECT_LT(s.size(), c.bytes * 3 / 4);  // coded, not stored raw
       const std::vector<uint8_t> back = decompress(s.data(), s.size(), kGpu);
       ASSERT_EQ(back.size(), c.bytes);
       EXPECT_EQ(0, std::memcmp(back.data(), c.data, c.bytes));

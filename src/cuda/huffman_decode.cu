@@ -45,10 +45,12 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
 
 // Decoder variants (HuffmanDecodeArgs::variant): 0 the default; 1 the
 // previous register-window refill; 2 the ring with a 64-bit buffer; 3 the
-// default at 5 blocks an SM. 1-3 exist for gpu_bench's three datasets only.
+// default at 5 blocks an SM; 4 register windows with the split buffer. 1-4
+// exist for gpu_bench's three datasets only.
 template <typename Sym, unsigned K, bool kPairs, unsigned kVariant>
-using DecoderFor = std::conditional_t<kVariant == 1, WindowDecoder<K>,
-                                      RingDecoder<K, kVariant != 2, TableShape<Sym, K, kPairs>::kTableBytes / 4>>;
+using DecoderFor = std::conditional_t<
+    kVariant == 1 || kVariant == 4, WindowDecoder<K, kVariant == 4>,
+    RingDecoder<K, kVariant != 2, TableShape<Sym, K, kPairs>::kTableBytes / 4>>;
 template <unsigned kVariant>
 constexpr int kBlocksPerSm = kVariant == 3 ? 5 : 4;
 
@@ -208,6 +210,7 @@ bool launch_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
       case 1: launch_kernel<Sym, K, kPairs, kLong, 1>(a, stream); return true;
       case 2: launch_kernel<Sym, K, kPairs, kLong, 2>(a, stream); return true;
       case 3: launch_kernel<Sym, K, kPairs, kLong, 3>(a, stream); return true;
+      case 4: launch_kernel<Sym, K, kPairs, kLong, 4>(a, stream); return true;
     }
   }
   VLEC_REQUIRE(a.variant == 0, "GPU decoder variant ", a.variant, " is built for gpu_bench's datasets only");
