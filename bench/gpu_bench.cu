@@ -49,12 +49,12 @@ struct Args {
 // What each HuffmanDecodeArgs::variant is (cuda/huffman_decode.cu).
 const char* variant_name(unsigned v) {
   switch (v) {
-    case 1: return "1 register windows (previous):";
-    case 2: return "2 ring, 64-bit buffer:";
-    case 3: return "3 ring, split buffer, 5 blocks/SM:";
-    case 4: return "4 register windows, split buffer:";
+    case 1: return "1 previous (64-bit buffer):";
+    case 2: return "2 split buffer, no prefetch:";
+    case 3: return "3 split, 3 register windows:";
+    case 4: return "4 default at 5 blocks/SM:";
   }
-  return "0 default (ring, split buffer):";
+  return "0 default (split, L1 prefetch):";
 }
 
 }  // namespace
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
       std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] "
-                           "[--variants 1,2,3] [--decode-only]\n");
+                           "[--variants 1,2,3,4] [--decode-only]\n");
       return 1;
     }
   }

@@ -104,8 +104,8 @@ TEST(Gpu, RowsThatTakeTheMostWords) {
   const uint64_t seed = test::base_seed() + 17;
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const std::vector<uint8_t> bytes = half_dominant_half_longest<uint8_t>(1 << 20, 128, rng);
-  const std::vector<uint16_t> words = half_dominant_half_longest<uint16_t>(1 << 20, 1 << 15, rng);
+  const std::vector<uint8_t> bytes = half_dominant_half_longest<uint8_t>((1 << 20) + 77, 128, rng);
+  const std::vector<uint16_t> words = half_dominant_half_longest<uint16_t>((1 << 20) + 77, 1 << 15, rng);
   std::vector<uint16_t> rare_tail((1 << 21) - 65535, static_cast<uint16_t>(rng()));
   const uint16_t dominant = rare_tail[0];
   for (uint32_t v = 0; v < 65536; ++v)
@@ -120,7 +120,7 @@ TEST(Gpu, RowsThatTakeTheMostWords) {
   for (const Case& c : {Case{bytes.data(), bytes.size(), DType::u8, 8, 8},
                         Case{words.data(), 2 * words.size(), DType::u16, 16, 16},
                         Case{rare_tail.data(), 2 * rare_tail.size(), DType::u16, 17, 24}}) {
-    for (uint32_t chunk : {16384u, 65536u, 100000u}) {
+    for (uint32_t chunk : {16384u, 65536u, 100096u}) {  // 100,096: rows cross its chunks' 16,384-element halves
       CompressOptions o;
       o.codec = CodecChoice::huffman;
       o.dtype = c.dtype;

@@ -2,18 +2,16 @@
 // and verifies it: the chunk's XXH3 is folded from the rows the lanes hold
 // in registers (xxh3_warp.cuh), so checking costs no second pass.
 //
-// Why it is fast: the decoder is instruction-bound, so the hot loop is
-// branch-free in the common case and short. The per-lane work (refill from a
-// ring of upcoming words in shared memory, table lookups) is in
-// huffman_decode_lanes.cuh. The kernel is specialised on the symbol type, K,
-// pairs and long codes. Full rows go block by block of the hash, so no row
-// tests whether to hash.
+// Why it is fast: the hot loop is branch-free in the common case and short;
+// the per-lane work (refill from register windows of upcoming words, table
+// lookups) and why it is shaped so are in huffman_decode_lanes.cuh. The
+// kernel is specialised on the symbol type, K, pairs and long codes. Full
+// rows go block by block of the hash, so no row tests whether to hash.
 #include <type_traits>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/huffman_decode_lanes.cuh"
-#include "cuda/huffman_decode_window.cuh"
 #include "cuda/xxh3_warp.cuh"
 #include "huffman/gpu_tables.hpp"
 #include "huffman/layout.hpp"
@@ -43,16 +41,15 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
   }
 }
 
-// Decoder variants (HuffmanDecodeArgs::variant): 0 the default; 1 the
-// previous register-window refill; 2 the ring with a 64-bit buffer; 3 the
-// default at 5 blocks an SM; 4 register windows with the split buffer. 1-4
-// exist for gpu_bench's three datasets only.
-template <typename Sym, unsigned K, bool kPairs, unsigned kVariant>
-using DecoderFor = std::conditional_t<
-    kVariant == 1 || kVariant == 4, WindowDecoder<K, kVariant == 4>,
-    RingDecoder<K, kVariant != 2, TableShape<Sym, K, kPairs>::kTableBytes / 4>>;
+// Decoder variants (HuffmanDecodeArgs::variant), measured by gpu_bench on
+// its three datasets' kernels only: 0 the decoder; 1 the previous one (64-bit
+// buffer, no prefetch); 2 the split buffer without the prefetch; 3 three
+// register windows instead of the prefetch; 4 the decoder at 5 blocks an SM
+// (48 registers).
+template <unsigned K, unsigned kVariant>
+using DecoderFor = LaneDecoder<K, kVariant != 1, kVariant == 3 ? 3 : 2, kVariant == 0 || kVariant == 4>;
 template <unsigned kVariant>
-constexpr int kBlocksPerSm = kVariant == 3 ? 5 : 4;
+constexpr int kBlocksPerSm = kVariant == 4 ? 5 : 4;
 
 // Zero padding after a chunk (its bytes [from, to) of the payload).
 __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to, unsigned lane) {
@@ -64,7 +61,7 @@ __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to,
 // Decode and verify chunk c with the calling warp.
 template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant>
 __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const LongTables& t, uint64_t c,
-                                             unsigned lane, unsigned warp) {
+                                             unsigned lane) {
   const ChunkDesc chunk = a.chunks[c];
   const uint64_t first = c * a.chunk_elements;
   const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
@@ -96,11 +93,11 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
   const uint64_t hash_blocks = bytes > 240 ? (bytes - 1) / 1024 : 0;
   const uint32_t threshold = K * a.table.max_length;
-  DecoderFor<Sym, K, kPairs, kVariant> d;
+  DecoderFor<K, kVariant> d;
   d.words = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
   const uint32_t word_count = chunk.stored_bytes / 4;
   d.last_word = word_count - 1;  // Huffman chunks hold at least one word (frame.cpp)
-  d.start(lane, warp, threshold);
+  d.start(lane, threshold);
   RowHasher<Sym> hasher;
   uint64_t acc = init_acc_lane(lane);
   const uint32_t full_rows = static_cast<uint32_t>(n / kRow);  // n < 2^32 (chunk_elements is 32-bit)
@@ -111,7 +108,6 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   Sym* lane_out = out + lane * kGroup;
   uint32_t row = 0;
   auto decode_row = [&](Sym (&s)[4]) {
-    d.prepare_row();
 #pragma unroll
     for (unsigned step = 0; step < kGroup / K; ++step) {
       d.refill(true);
@@ -138,7 +134,6 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   if (rest) {
     const uint32_t mine = rest > lane * kGroup ? min(rest - lane * kGroup, kGroup) : 0;
     Sym* tail = out + uint64_t{full_rows} * kRow + lane * kGroup;
-    d.prepare_row();
     for (unsigned step = 0; step < kGroup / K; ++step) {
       d.refill(step * K < mine);
       for (unsigned k = 0; k < K; ++k)
@@ -178,14 +173,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
   const unsigned lane = threadIdx.x % kLanes;
   for (uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes; c < a.chunk_count;
        c += uint64_t{gridDim.x} * kWarpsPerBlock)
-    decode_chunk<Sym, K, kPairs, kLong, kVariant>(a, t, c, lane, threadIdx.x / kLanes);
+    decode_chunk<Sym, K, kPairs, kLong, kVariant>(a, t, c, lane);
 }
 
 template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant = 0>
 void launch_kernel(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong, kVariant>;
-  const std::size_t smem = TableShape<Sym, K, kPairs>::kSharedBytes(kWarpsPerBlock);
-  if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 45 KiB) share an SM
+  const std::size_t smem = TableShape<Sym, K, kPairs>::kSharedBytes;
+  if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41 KiB) share an SM
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
   const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
   uint64_t blocks = needed;

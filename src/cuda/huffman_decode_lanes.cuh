@@ -2,20 +2,21 @@
 // decoder (huffman_decode.cu): the shared-memory table lookups and one lane's
 // bit buffer with the warp's supply of chunk words.
 //
-// Why it is fast: the decoder is bound by the instructions it issues, and the
-// refill (docs/FORMAT.md §5: before each step, every lane holding fewer than
-// T bits takes the chunk's next word, in lane order) was half of them. Here a
-// refill is a compare, a ballot, two popcounts, one LDS from a ring of the
-// chunk's upcoming words in shared memory, and three selects:
-// - the ring (128 words a warp) is topped up once per row, not per refill:
-//   a row takes at most 32 * ceil(4L / 32) words (L <= 8, 16, 24 for K = 4,
-//   2, 1), so a row that starts with that many words in the ring never runs
-//   out; the words are loaded coalesced, two windows of 32 ahead, into
-//   registers and stored to the ring, so no refill waits on global memory;
+// Why it is fast: the decoder is bound by the latency of each warp's chain
+// of dependent instructions (Nsight Compute: ~10 cycles between a warp's
+// instructions, 8 warps a scheduler) and by the ALU pipe, and the refill
+// (docs/FORMAT.md §5: before each step, every lane holding fewer than T bits
+// takes the chunk's next word, in lane order) sits on that chain. So:
+// - the chunk's next words wait in two 32-word register windows loaded
+//   coalesced, and a refill is one shuffle (each lane offers the one window
+//   word that may be asked of it). The refill after a window is loaded
+//   reads it (the select of the offered word), so the window two ahead is
+//   prefetched into L1 and that load waits for an L1 hit, not for HBM;
 // - the bit buffer is the lane's last two words (lo, hi) and the number of
-//   bits of them already used: taking a word is lo = hi, hi = word,
-//   used -= 32 (three selects; no 64-bit shift-or), consuming a code is one
-//   add, and the bits ahead are one funnel shift.
+//   their bits already used: taking a word is lo = hi, hi = word,
+//   used -= 32 (three selects, where a 64-bit buffer took a shift-or of four
+//   ALU instructions), consuming a code is one add, and the bits ahead are
+//   one funnel shift.
 // A lookup is a mask and one LDS at a constant offset (huffman/gpu_tables.hpp
 // fixes the index widths per K and symbol width); K >= 2 steps read both
 // codes from a pair table.
@@ -39,22 +40,18 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
 }
 
 // The decode tables in shared memory: the pair table (kPairs kernels, 32 KiB
-// at offset 0), then the single table, then each warp's ring of words. Their
+// at offset 0), then the single table. Their
 // index widths are fixed per K and symbol width (huffman/gpu_tables.hpp), so
 // a lookup is a mask with a constant and one LDS at a constant offset from
 // the shared window, with no table pointers held in registers.
 extern __shared__ uint4 s_decode_tables[];
-
-constexpr unsigned kRingWords = 128;  // per warp; a power of two
 
 template <typename Sym, unsigned K, bool kPairs>
 struct TableShape {
   static constexpr unsigned kSingleBits = K == 1 ? 13 : 11;
   static constexpr unsigned kPairBits = sizeof(Sym) == 1 ? 13 : 12;
   static constexpr uint32_t kPairBytes = kPairs ? (sizeof(Sym) == 1 ? 4u : 8u) << kPairBits : 0;
-  static constexpr uint32_t kTableBytes = kPairBytes + (4u << kSingleBits);
-  // The rings follow the tables (kTableBytes is a multiple of 16).
-  static constexpr uint32_t kSharedBytes(unsigned warps) { return kTableBytes + warps * kRingWords * 4; }
+  static constexpr uint32_t kSharedBytes = kPairBytes + (4u << kSingleBits);
 };
 
 // The canonical arrays for long codes without a second level (kLong kernels).
@@ -141,67 +138,46 @@ __device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTabl
 }
 
 // One lane's decoder. The warp reads its chunk's words in order (the layout
-// hands them out by ballot), so the next words wait in the warp's ring and a
-// lane's word is at ring[(base + lanes below that take one) mod 128].
+// hands them out by ballot), so the next ones wait in 32-word register
+// windows, one word per lane: window w holds words wbase + 32w + lane.
 //
-// kSplit: the buffer is (lo, hi, used) as described at the top; otherwise a
-// 64-bit buffer with a bit count (buf |= word << bits), kept to measure the
-// two against each other.
-template <unsigned K, bool kSplit, uint32_t kRingOffset>
-struct RingDecoder {
-  // Words a row of 4 / K steps can take: each lane at most ceil(4L / 32).
-  static constexpr unsigned kMaxLength = K == 4 ? 8 : K == 2 ? 16 : huffman::kMaxCodeLength;
-  static constexpr unsigned kRowWords = huffman::kLanes * ((4 * kMaxLength + 31) / 32);
-  static_assert(kRowWords + 31 <= kRingWords, "a row's words and the window being stored must fit the ring");
-
+// kSplit: the (lo, hi, used) buffer described at the top; otherwise a 64-bit
+// buffer with a bit count (buf |= word << bits). kPrefetch: prefetch into L1
+// the window two ahead. kWindows == 3: instead, a third window loaded into
+// registers one ahead (the compiler loads it into a spare register and moves
+// it at once, so the move waits for HBM: measured slower). The other
+// combinations stay as gpu_bench variants (huffman_decode.cu).
+template <unsigned K, bool kSplit, unsigned kWindows, bool kPrefetch>
+struct LaneDecoder {
+  static_assert(kWindows == 2 || (kWindows == 3 && !kPrefetch), "two windows (prefetching or not) or three");
   uint32_t lo = 0, hi = 0, used = 64;  // kSplit: the bits held are (hi:lo) >> used
   uint64_t buf = 0;                    // !kSplit: `bits` bits
   uint32_t bits = 0;
-  uint32_t limit = 0;    // kSplit: a lane takes a word when used > limit (= 64 - T); else when bits < T
-  uint32_t bad = 0;      // set when a long code is invalid
+  uint32_t limit = 0;  // kSplit: a lane takes a word when used > limit (= 64 - T); else when bits < T
+  uint32_t bad = 0;    // set when a long code is invalid
   const uint32_t* words = nullptr;
-  uint32_t last_word = 0;  // index of the chunk's last word
-  uint32_t base = 0;       // warp-uniform: the next word to hand out
-  uint32_t filled = 0;     // warp-uniform: words below this are in the ring (the 128 before it)
-  uint32_t next0 = 0, next1 = 0;  // words filled + lane and filled + 32 + lane, loaded ahead
-  uint32_t ring_warp = 0;  // this warp's ring: words kRingOffset + ring_warp .. + 127 of shared memory
+  uint32_t last_word = 0;       // index of the chunk's last word
+  uint32_t base = 0;            // warp-uniform: the next word to hand out
+  uint32_t wbase = 0;           // warp-uniform: first word of win0 (base - wbase < 32)
+  uint32_t win0 = 0, win1 = 0;  // words wbase + lane and wbase + 32 + lane
+  uint32_t win2 = 0;            // kWindows == 3: word wbase + 64 + lane, in flight
   uint32_t lanes_below = 0;
   uint32_t lane = 0;
 
   // Loads are clamped into the chunk: an overrun is caught by the word count.
   __device__ __forceinline__ uint32_t load(uint32_t i) const { return __ldg(words + min(i, last_word)); }
-
-  // A ring slot: (index mod 128) | ring_warp is one LOP3, and the ring's
-  // offset is the LDS's immediate.
-  __device__ __forceinline__ uint32_t& slot(uint32_t index) const {
-    return (reinterpret_cast<uint32_t*>(s_decode_tables) + kRingOffset)[(index % kRingWords) | ring_warp];
+  __device__ __forceinline__ static void prefetch_l1(const uint32_t* p) {
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
   }
 
-  __device__ __forceinline__ void start(unsigned lane_index, unsigned warp, uint32_t threshold) {
+  __device__ __forceinline__ void start(unsigned lane_index, uint32_t threshold) {
     lane = lane_index;
     lanes_below = lanemask_lt();
-    ring_warp = warp * kRingWords;
     limit = kSplit ? 64 - threshold : threshold;
-    next0 = load(lane);
-    next1 = load(32 + lane);
-  }
-
-  // Store the next 32 words to the ring and load 32 more. The slots it
-  // overwrites held words at least 96 below `filled`, all below base (all
-  // handed out), but a lane may still be reading the last refill's words, so
-  // the warp syncs before the store, and after it so every lane sees it.
-  __device__ __forceinline__ void fill() {
-    __syncwarp();
-    slot(filled + lane) = next0;
-    next0 = next1;
-    next1 = load(filled + 64 + lane);
-    filled += 32;
-    __syncwarp();
-  }
-
-  // Before a row: the ring must hold the row's words [base, base + kRowWords).
-  __device__ __forceinline__ void prepare_row() {
-    while (filled - base < kRowWords) fill();
+    win0 = load(lane);
+    win1 = load(32 + lane);
+    if constexpr (kWindows == 3) win2 = load(64 + lane);
+    if constexpr (kPrefetch) prefetch_l1(words + min(64 + lane, last_word));
   }
 
   __device__ __forceinline__ uint32_t held() const { return kSplit ? 64 - used : bits; }
@@ -223,22 +199,40 @@ struct RingDecoder {
     }
   }
 
+  // The words a refill hands out are window positions o .. o + 31 at most
+  // (o = base - wbase < 32), and position p sits in lane p mod 32: in win0
+  // if p < 32, which for p in that range means lane >= o, else in win1. So
+  // each lane offers the one word of its own that may be asked for, and one
+  // shuffle delivers every lane's word.
   __device__ __forceinline__ void refill(bool active) {
     const bool need = active && (kSplit ? used > limit : bits < limit);
     const uint32_t mask = __ballot_sync(kFullMask, need);
-    // Every lane reads (no divergent branch); a lane that takes no word reads
-    // the word of the next lane that does, a broadcast, and drops it.
-    const uint32_t w = slot(base + __popc(mask & lanes_below));
+    const uint32_t o = base - wbase;
+    const uint32_t offered = lane >= o ? win0 : win1;
     if constexpr (kSplit) {
+      // The shuffle takes the source lane mod 32 itself.
+      const uint32_t from = __shfl_sync(kFullMask, offered, o + __popc(mask & lanes_below));
       // A lane that takes a word holds fewer than T <= 32 bits, all in hi.
       lo = need ? hi : lo;
-      hi = need ? w : hi;
+      hi = need ? from : hi;
       used = need ? used - 32 : used;
     } else {
-      buf |= uint64_t{need ? w : 0u} << bits;
+      const uint32_t from = __shfl_sync(kFullMask, offered, (o + __popc(mask & lanes_below)) & 31);
+      buf |= uint64_t{need ? from : 0u} << bits;
       bits += need ? 32u : 0u;
     }
     base += __popc(mask);
+    if (base - wbase >= 32) {  // warp-uniform: win0 is used up
+      win0 = win1;
+      wbase += 32;
+      if constexpr (kWindows == 3) {
+        win1 = win2;
+        win2 = load(wbase + 64 + lane);
+      } else {
+        win1 = load(wbase + 32 + lane);
+        if constexpr (kPrefetch) prefetch_l1(words + min(wbase + 96 + lane, last_word));
+      }
+    }
   }
 
   // Bits left in the buffer at the chunk's end (padding: must be zero).
