@@ -70,7 +70,8 @@ struct HuffmanDecodeArgs {
   // one block per 8 chunks (skewed u8 570 against 601 GB/s: the block
   // scheduler balances the last chunks better), so off; kept for gpu_bench.
   bool resident_blocks = false;
-  // 0: the decoder; 1-3: measured alternatives for gpu_bench (huffman_decode.cu).
+  // 0: the decoder; 1-4: measured alternatives for gpu_bench, built for its
+  // three datasets' kernels only (huffman_decode.cu).
   unsigned variant = 0;
 };
 
