@@ -42,7 +42,20 @@ struct Args {
   std::vector<std::string> data = {"skewed", "quant1024", "quant65536"};
   std::vector<uint32_t> chunks = {16384, 32768, 65536, 131072};
   std::vector<uint32_t> limits = {0};       // Huffman length limits (0 = automatic)
+  std::vector<unsigned> variants;           // decoder alternatives to time (HuffmanDecodeArgs::variant)
+  bool decode_only = false;                 // time the decoder alone (no encoders, no compress pipeline)
 };
+
+// What each HuffmanDecodeArgs::variant is (cuda/huffman_decode.cu).
+const char* variant_name(unsigned v) {
+  switch (v) {
+    case 1: return "1 previous (64-bit buffer):";
+    case 2: return "2 split buffer, no prefetch:";
+    case 3: return "3 split, 3 register windows:";
+    case 4: return "4 default at 5 blocks/SM:";
+  }
+  return "0 default (split, L1 prefetch):";
+}
 
 }  // namespace
 
@@ -55,12 +68,18 @@ int main(int argc, char** argv) {
     else if (a == "--repeat") args.repeat = std::stoi(value());
     else if (a == "--seed") args.seed = std::stoull(value());
     else if (a == "--data") args.data = split(value());
+    else if (a == "--decode-only") args.decode_only = true;
+    else if (a == "--variants") {
+      args.variants.clear();
+      for (const std::string& v : split(value())) args.variants.push_back(std::stoul(v));
+    }
     else if (a == "--chunks" || a == "--limits") {
       std::vector<uint32_t>& list = a == "--chunks" ? args.chunks : args.limits;
       list.clear();
       for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
-      std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m]\n");
+      std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] "
+                           "[--variants 1,2,3,4] [--decode-only]\n");
       return 1;
     }
   }
@@ -163,6 +182,26 @@ int main(int argc, char** argv) {
           v.table.use_pairs = !a.table.use_pairs;
           variant(a.table.use_pairs ? "pair table off:" : "pair table on:", v);
         }
+        // The measured alternatives, then the default again: the order of
+        // the timings shows in the figures (docs/ARCHITECTURE.md), so the
+        // default is timed first and last.
+        if (!args.variants.empty()) {
+          for (unsigned vn : args.variants) {
+            v = a;
+            v.variant = vn;
+            variant(variant_name(vn), v);
+          }
+          variant(variant_name(0), a);
+        }
+      }
+      if (args.decode_only) {
+        std::printf("%-12s %-5s %8u %4u %8.4f %7u %10.3f %12.1f %8.1f%% %s\n", name.c_str(),
+                    std::string(to_string(sample.dtype)).c_str(), chunk, per_warp,
+                    double(sample.bytes.size()) / frame.size(), f.codebooks[0].max_length, ms, gbs,
+                    100 * gbs / copy_gbs, ok ? "decode ok" : "DECODE WRONG");
+        std::fflush(stdout);
+        if (!ok) return 2;
+        continue;
       }
       // Encode with the given codebook: the whole frame on the GPU, checked against the CPU's bytes.
       const cuda::UploadedCodebook book(f.codebooks[0], sample.dtype);

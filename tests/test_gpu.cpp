@@ -73,6 +73,72 @@ TEST(Gpu, EveryElementEqualAndLongestCodes) {
   EXPECT_EQ(0, std::memcmp(back.data(), f.data(), back.size()));
 }
 
+// Rows that take the most words a row can take: the decoder tops up its
+// supply of upcoming words once per row, sized for 32 * ceil(4L / 32) words
+// a row (K = 4: 32, K = 2: 64, K = 1: 96). A dominant value (a 1-bit code)
+// fills half of every 16,384 elements and the other half cycles through
+// 2^(L-1) other values, each equally often: their codes are all L bits, so
+// those rows take one word per lane (L = 8) or two (L = 16). A dominant value
+// with 65,535 distinct rare values, placed together, gives rows of 17-bit
+// codes (three words in some lanes' rows, K = 1).
+template <typename T>
+std::vector<T> half_dominant_half_longest(std::size_t elements, unsigned others, std::mt19937_64& rng) {
+  const T dominant = static_cast<T>(rng() % (others + 1));
+  std::vector<T> values;
+  for (uint32_t v = 0; values.size() < others; ++v)
+    if (v != dominant) values.push_back(static_cast<T>(v));
+  std::vector<T> out;
+  while (out.size() < elements) {
+    out.insert(out.end(), 8192, dominant);
+    std::vector<T> block;
+    while (block.size() < 8192) block.insert(block.end(), values.begin(), values.end());
+    std::shuffle(block.begin(), block.end(), rng);
+    out.insert(out.end(), block.begin(), block.begin() + 8192);
+  }
+  out.resize(elements);
+  return out;
+}
+
+TEST(Gpu, RowsThatTakeTheMostWords) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 17;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<uint8_t> bytes = half_dominant_half_longest<uint8_t>((1 << 20) + 77, 128, rng);
+  const std::vector<uint16_t> words = half_dominant_half_longest<uint16_t>((1 << 20) + 77, 1 << 15, rng);
+  std::vector<uint16_t> rare_tail((1 << 21) - 65535, static_cast<uint16_t>(rng()));
+  const uint16_t dominant = rare_tail[0];
+  for (uint32_t v = 0; v < 65536; ++v)
+    if (v != dominant) rare_tail.push_back(static_cast<uint16_t>(v));
+  std::shuffle(rare_tail.end() - 65535, rare_tail.end(), rng);
+  struct Case {
+    const void* data;
+    std::size_t bytes;
+    DType dtype;
+    unsigned min_length, max_length;  // the codebook's longest code must land here
+  };
+  for (const Case& c : {Case{bytes.data(), bytes.size(), DType::u8, 8, 8},
+                        Case{words.data(), 2 * words.size(), DType::u16, 16, 16},
+                        Case{rare_tail.data(), 2 * rare_tail.size(), DType::u16, 17, 24}}) {
+    for (uint32_t chunk : {16384u, 65536u, 100096u}) {  // 100,096: rows cross its chunks' 16,384-element halves
+      CompressOptions o;
+      o.codec = CodecChoice::huffman;
+      o.dtype = c.dtype;
+      o.chunk_elements = chunk;
+      o.backend = Backend::cpu;
+      const std::vector<uint8_t> s = compress(c.data, c.bytes, o);
+      const unsigned L = inspect(s.data(), s.size()).frames[0].max_code_length;
+      SCOPED_TRACE(std::string(to_string(c.dtype)) + " chunk " + std::to_string(chunk) + " L " + std::to_string(L));
+      EXPECT_GE(L, c.min_length);
+      EXPECT_LE(L, c.max_length);
+      EXPECT_LT(s.size(), c.bytes * 3 / 4);  // coded, not stored raw
+      const std::vector<uint8_t> back = decompress(s.data(), s.size(), kGpu);
+      ASSERT_EQ(back.size(), c.bytes);
+      EXPECT_EQ(0, std::memcmp(back.data(), c.data, c.bytes));
+    }
+  }
+}
+
 TEST(Gpu, CorruptionAndTruncationAreReported) {
   REQUIRE_GPU();
   const std::vector<uint8_t> data = test::sample("skewed", 300000, DType::u8, test::base_seed());

