@@ -52,9 +52,9 @@ const char* variant_name(unsigned v) {
     case 1: return "1 previous (64-bit buffer):";
     case 2: return "2 split buffer, no prefetch:";
     case 3: return "3 split, 3 register windows:";
-    case 4: return "4 default at 5 blocks/SM:";
+    case 4: return "4 default at 4 blocks/SM:";
   }
-  return "0 default (split, L1 prefetch):";
+  return "0 default (split, prefetch, 5/SM):";
 }
 
 }  // namespace

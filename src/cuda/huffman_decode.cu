@@ -44,12 +44,14 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
 // Decoder variants (HuffmanDecodeArgs::variant), measured by gpu_bench on
 // its three datasets' kernels only: 0 the decoder; 1 the previous one (64-bit
 // buffer, no prefetch); 2 the split buffer without the prefetch; 3 three
-// register windows instead of the prefetch; 4 the decoder at 5 blocks an SM
-// (48 registers).
+// register windows instead of the prefetch; 4 the decoder at 4 blocks an SM
+// (64 registers). The decoder runs 5 blocks an SM (48 registers; its row
+// loops do not spill): +3.6 % on skewed bytes, +1 % on quant1024, even on
+// quant65536 (bench/results/2026-11-22-h100-huffman-decode-refill-steps.log).
 template <unsigned K, unsigned kVariant>
 using DecoderFor = LaneDecoder<K, kVariant != 1, kVariant == 3 ? 3 : 2, kVariant == 0 || kVariant == 4>;
 template <unsigned kVariant>
-constexpr int kBlocksPerSm = kVariant == 4 ? 5 : 4;
+constexpr int kBlocksPerSm = kVariant == 0 ? 5 : 4;
 
 // Zero padding after a chunk (its bytes [from, to) of the payload).
 __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to, unsigned lane) {
