@@ -206,7 +206,7 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
   const uint64_t seed = test::base_seed() + 13;
   std::printf("GenerateCl.WarpTreeMatchesTwoQueue seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-  uint32_t most_phases = 0, narrow_cases = 0;
+  uint32_t most_phases = 0, narrow_cases = 0, serial_cases = 0;
   for (int it = 0; it < 20000; ++it) {
     const int kind = it % kKinds;
     Histogram h = make_histogram(rng, kind, random_capacity(rng, it % 4 ? 300 : cl::kWarpTreeMax));
@@ -224,6 +224,7 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
     }
     if (m < 2) continue;
     most_phases = std::max(most_phases, tr.phases);
+    serial_cases += tr.serial_from != ~0u;
     if (it % 97 == 1) continue;
     const TwoQueueTree ref = two_queue_tree(desc);
     ASSERT_EQ(tr.inner_w, ref.inner_w);
@@ -240,7 +241,7 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
       ++narrow_cases;
     }
   }
-  std::printf("  %u cases also in 32-bit weights\n", narrow_cases);
+  std::printf("  %u cases also in 32-bit weights, %u finished by the serial loop\n", narrow_cases, serial_cases);
   std::printf("  most phases: %u\n", most_phases);
 }
 

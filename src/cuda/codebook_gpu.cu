@@ -36,10 +36,10 @@
 //              their final order in shared memory, so that its scatter
 //              through distributed shared memory writes runs of consecutive
 //              slots, not 8 random remote stores a thread
-//              (set_codebook_staged_sort switches back, for timing). Up to
-//              256 symbols no radix: each thread counts the keys ranked
-//              before its own (256 broadcast loads; 3 radix passes of 5
-//              barriers each cost more at this size).
+//              (set_codebook_staged_sort switches back, for timing). A rank
+//              by counting (each of 256 threads against every key) was
+//              measured slower than 3 radix passes at 256 symbols (9.8 k
+//              against 4.3 k cycles).
 //   tree       up to kWarpTreeMax (1,024) present symbols, resident: ONE warp
 //              (warp_tree.hpp), GenerateCL's phases under __syncwarp, each
 //              phase from one register window of 32 leaves and 32 nodes, 32
@@ -47,10 +47,14 @@
 //              branch per node), in 32-bit weights when the counts total
 //              below 2^32; depths by pointer jumping over the whole block.
 //              Measured on the H100 (clock64): the CPU's two-queue loop on
-//              one thread took ~190 cycles a merge (48 k cycles at 256
-//              symbols); a warp round of up to 32 merged nodes is ~850 cycles
+//              one thread takes ~190 cycles a merge (48 k cycles at 256
+//              symbols); a warp round of up to 32 merged nodes ~850 cycles
 //              and a phase's own steps ~800, all latency of one warp's
-//              dependent instructions (~5 cycles each).
+//              dependent instructions (~5 cycles each): 27.8 k cycles for the
+//              Laplace 256 (22 phases). Skewed trees (a pair or two a phase)
+//              are cheaper serially, so that loop does trees of up to 128
+//              symbols and finishes the skewed tails (warp_tree.hpp's
+//              hand_to_serial).
 //   phases     above (block tiles, generate_cl.hpp): ONE __syncthreads per
 //              tile, no window copy, no global round trip: resident
 //              leaves/nodes, or (cluster) a leaf ring refilled with cp.async
@@ -479,31 +483,15 @@ __global__ void __launch_bounds__(NT, 1)
   stamp(stamps, 1);
 
   // 2. Sort: block b holds ranks [bS, bS + S).
-  if constexpr (S <= 256) {
-    // Up to 256 symbols (one each): the rank by counting, each thread against
-    // every key (broadcast loads), in fewer steps than 3-8 radix passes.
-    const uint64_t mine = keys[tid];
-    uint32_t rank = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < S; ++j) {
-      const uint64_t o = keys[j];
-      rank += o > mine || (o == mine && j < tid);  // count descending, symbol ascending
-    }
-    __syncthreads();
-    keys[rank] = mine;
-    vals[rank] = static_cast<uint16_t>(bS + tid);
-    __syncthreads();
-  } else {
-    radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
-                                         reinterpret_cast<uint32_t*>(smem + L::tot),
-                                         reinterpret_cast<uint32_t*>(smem + L::off),
-                                         reinterpret_cast<uint32_t*>(smem + L::wsum),
-                                         reinterpret_cast<uint64_t*>(smem + L::stage_k),
-                                         reinterpret_cast<uint16_t*>(smem + L::stage_v),
-                                         reinterpret_cast<uint32_t*>(smem + L::loff),
-                                         reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
-                                         staged_sort != 0);
-  }
+  radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
+                                       reinterpret_cast<uint32_t*>(smem + L::tot),
+                                       reinterpret_cast<uint32_t*>(smem + L::off),
+                                       reinterpret_cast<uint32_t*>(smem + L::wsum),
+                                       reinterpret_cast<uint64_t*>(smem + L::stage_k),
+                                       reinterpret_cast<uint16_t*>(smem + L::stage_v),
+                                       reinterpret_cast<uint32_t*>(smem + L::loff),
+                                       reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
+                                       staged_sort != 0);
   stamp(stamps, 2);
 
   // 3. The tree (block 0) and the plan.

@@ -657,6 +657,7 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   uint32_t phases = 0, tiles = 0;
   uint32_t fallback_tiles = 0;       // tiles that copied their B window from global memory
   uint32_t max_queue = 0;            // the most unconsumed internal nodes at a tile start
+  uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
   bool hazard = false;               // a slot read or written against the rules (see below)
 };
 

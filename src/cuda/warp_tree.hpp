@@ -66,6 +66,69 @@ VLEC_HD inline W heads_threshold(uint32_t na, uint32_t nb, W a0, W a1, W b0, W b
   return t;
 }
 
+// The rest of the tree by the CPU's own two-queue loop on one thread, from a
+// state the loop passes through (x leaves and y nodes consumed, k made: the
+// state after any phase). ~190 cycles a merge on the H100, against ~1.2 k
+// cycles a warp phase: skewed counts (a few pairs a phase) end this way.
+// leaf: the m weights, ascending; node: internal weights (node k at k & nmask);
+// parent[y] = the node that consumes node y; leafkids[k] = leaf children.
+// The two heads of each queue live in registers and the loads run two picks
+// ahead, so a pick waits on a compare, not on a shared-memory load. (An empty
+// slot's value is never compared: `x < m` and `y < k` guard.)
+VLEC_HD inline void cl_tree_serial_from(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask,
+                                        uint16_t* parent, uint8_t* leafkids, uint32_t x, uint32_t y, uint32_t k) {
+  uint64_t l0 = x < m ? leaf[x] : 0, l1 = x + 1 < m ? leaf[x + 1] : 0;
+  uint64_t n0 = y < k ? node[y & nmask] : 0, n1 = y + 1 < k ? node[(y + 1) & nmask] : 0;
+  for (; k + 1 < m; ++k) {
+    uint64_t sum = 0;
+    uint32_t leaves = 0;
+    for (int pick = 0; pick < 2; ++pick) {
+      if (x < m && (y >= k || l0 <= n0)) {  // a leaf wins ties, and any pick while no node waits
+        sum = sat_add(sum, l0);
+        ++leaves;
+        l0 = l1;
+        l1 = x + 2 < m ? leaf[x + 2] : 0;
+        ++x;
+      } else {
+        sum = sat_add(sum, n0);
+        parent[y] = static_cast<uint16_t>(k);
+        n0 = n1;
+        n1 = y + 2 < k ? node[(y + 2) & nmask] : 0;
+        ++y;
+      }
+    }
+    node[k & nmask] = sum;
+    leafkids[k] = static_cast<uint8_t>(leaves);
+    // Node k joins its queue: as a head if fewer than two nodes wait.
+    if (k == y) n0 = sum;
+    else if (k == y + 1) n1 = sum;
+  }
+}
+
+// When the serial loop builds the tree (measured on the H100: ~190 cycles a
+// merge serially, ~1.2 k cycles a warp phase). Skewed counts make phases of
+// one or two pairs (a geometric tail: about one phase a symbol), flat counts
+// few large phases, and uniform random counts a few small phases first, then
+// large ones. So: up to kSerialAll present symbols the serial loop does it
+// all; above, the warp hands over after kSerialRun phases in a row of fewer
+// than kSerialPairs pairs if at most kSerialRest merges remain (a skewed
+// tail: the serial cost stays at most that of the whole tree of 256
+// symbols), or after any such phase once at most kSerialTail merges remain.
+constexpr uint32_t kSerialAll = 128;
+constexpr uint32_t kSerialPairs = 6;
+constexpr uint32_t kSerialRun = 6;
+constexpr uint32_t kSerialRest = 256;
+constexpr uint32_t kSerialTail = 16;
+
+// After a phase that made `pairs` nodes (k made in all): updates the run of
+// small phases and says whether the serial loop takes over now.
+VLEC_HD inline bool hand_to_serial(uint32_t pairs, uint32_t m, uint32_t k, uint32_t& run) {
+  const bool small = pairs < kSerialPairs;
+  run = small ? run + 1 : 0;
+  const uint32_t rest = m - 1 - k;
+  return k + 1 < m && small && (rest <= kSerialTail || (run >= kSerialRun && rest <= kSerialRest));
+}
+
 #if defined(__CUDACC__)
 
 // Warp-wide: how many of leaf[0..n) (ascending) are <= t. 32-ary search: the
@@ -115,7 +178,12 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
                                      uint16_t* parent, uint8_t* leafkids, W* mw, uint8_t* mt) {
   constexpr uint32_t kAll = 0xFFFFFFFFu;
   const uint32_t lane = threadIdx.x & 31;
-  uint32_t x = 0, y = 0, k = 0, phase = 0;
+  uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
+  if (m <= kSerialAll) {
+    if (lane == 0) cl_tree_serial_from(m, leaf, node, nmask, parent, leafkids, 0, 0, 0);
+    __syncwarp();
+    return 0;
+  }
   while (k + 1 < m) {
     const uint32_t na = m - x, nq = k - y;
     W av = lane < na ? static_cast<W>(leaf[x + lane]) : 0, bv = lane < nq ? static_cast<W>(node[(y + lane) & nmask]) : 0;
@@ -165,6 +233,10 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
       k += nout / 2;
     }
     ++phase;
+    if (hand_to_serial((a + q) / 2, m, k, run)) {  // warp-uniform
+      if (lane == 0) cl_tree_serial_from(m, leaf, node, nmask, parent, leafkids, x, y, k);
+      break;
+    }
   }
   __syncwarp();
   return phase;
@@ -257,9 +329,11 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     if (m == 1) bl[1] = 1;
     return bl;
   }
-  std::vector<W> leaf(m);
-  for (uint32_t i = 0; i < m; ++i) leaf[i] = static_cast<W>(keys_desc[m - 1 - i]);
-  std::vector<W> node(m - 1, 0);
+  // Shared memory holds u64 weights; the warp reads them as W.
+  const std::vector<uint64_t> leaf64(keys_desc.rbegin(), keys_desc.rend());
+  std::vector<uint64_t> node64(m - 1, 0);
+  auto leaf = [&](uint32_t i) { return static_cast<W>(leaf64[i]); };
+  auto node = [&](uint32_t i) { return static_cast<W>(node64[i]); };
   const uint32_t padded = (m - 1 + 15) / 16 * 16;
   tr.parent.assign(m - 1, 0xFFFF);
   tr.leafkids.assign(padded, 0);
@@ -274,14 +348,19 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     }
     return r;
   };
-  uint32_t x = 0, y = 0, k = 0, phase = 0;
+  uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
+  if (m <= kSerialAll) {
+    cl_tree_serial_from(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), 0, 0, 0);
+    tr.serial_from = 0;
+    k = m - 1;
+  }
   while (k + 1 < m) {
     const uint32_t na = m - x, nq = k - y;
-    const W t = heads_threshold<W>(na, nq, na > 0 ? leaf[x] : 0, na > 1 ? leaf[x + 1] : 0, nq > 0 ? node[y] : 0,
-                                   nq > 1 ? node[y + 1] : 0);
+    const W t = heads_threshold<W>(na, nq, na > 0 ? leaf(x) : 0, na > 1 ? leaf(x + 1) : 0, nq > 0 ? node(y) : 0,
+                                   nq > 1 ? node(y + 1) : 0);
     uint32_t first = 0;  // the ballot over the first 32 leaves
     for (uint32_t lane = 0; lane < 32; ++lane) {
-      const bool le = lane < na && leaf[x + lane] <= t;
+      const bool le = lane < na && leaf(x + lane) <= t;
       if (le && first != lane) tr.hazard = true;  // must be a prefix of the lanes
       first += le;
     }
@@ -292,7 +371,7 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       bool prefix = true;
       for (uint32_t lane = 0; lane < 32; ++lane) {
         const uint32_t p = lo + (lane + 1) * step - 1;
-        const bool le = p < hi && leaf[x + 32 + p] <= t;
+        const bool le = p < hi && leaf(x + 32 + p) <= t;
         if (le && !prefix) tr.hazard = true;
         prefix = prefix && le;
         c += le;
@@ -302,7 +381,7 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     }
     uint32_t a = lo + first, q = nq;
     if ((a + q) & 1) {
-      const W la = a > 0 ? leaf[x + a - 1] : 0, lb = q > 0 ? node[k - 1] : 0;
+      const W la = a > 0 ? leaf(x + a - 1) : 0, lb = q > 0 ? node(k - 1) : 0;
       if (holdback_is_leaf(a, q, la, lb)) --a;
       else --q;
     }
@@ -312,8 +391,8 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       W av[32], bv[32], mw[32];
       uint32_t mt[32], filled[32] = {}, ca = 0;
       for (uint32_t lane = 0; lane < 32; ++lane) {
-        av[lane] = lane < nav ? leaf[x + lane] : 0;
-        bv[lane] = lane < nbv ? node[y + lane] : 0;
+        av[lane] = lane < nav ? leaf(x + lane) : 0;
+        bv[lane] = lane < nbv ? node(y + lane) : 0;
       }
       for (uint32_t lane = 0; lane < 32; ++lane) {
         const uint32_t pa = lane + rank(bv, nbv, av[lane], true), pb = lane + rank(av, nav, bv[lane], false);
@@ -327,8 +406,7 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
         if (filled[o] != 1) tr.hazard = true;
       if (tr.hazard) return {};
       for (uint32_t o = 0; o + 1 < nout; o += 2) {
-        node[k + o / 2] = sat_add_w<W>(mw[o], mw[o + 1]);
-        tr.inner_w[k + o / 2] = node[k + o / 2];
+        node64[k + o / 2] = sat_add_w<W>(mw[o], mw[o + 1]);
         tr.leafkids[k + o / 2] = static_cast<uint8_t>(mt[o] + mt[o + 1]);
       }
       x += ca;
@@ -336,7 +414,13 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       k += nout / 2;
     }
     ++phase;
+    if (hand_to_serial((a + q) / 2, m, k, run)) {
+      cl_tree_serial_from(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
+      tr.serial_from = k;
+      break;
+    }
   }
+  tr.inner_w = node64;
   tr.phases = phase;
   // depth_by_jumping: every node reads (parent, depths), then every node writes.
   const uint32_t root = m - 2;
