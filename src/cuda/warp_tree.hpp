@@ -19,6 +19,15 @@
 // buffer, and the even lanes add the pairs. No data-dependent branch per node,
 // no block barrier; ~22 phases for 256 symbols.
 //
+// Measured (H100, clock64, bench/results/2026-11-22-h100-codebook-*): that is
+// still one warp's chain of dependent instructions, ~5 cycles each: ~850
+// cycles a round, ~800 a phase's own steps, 27.8 k cycles for the 256-symbol
+// Laplace histogram (the serial loop: 48.3 k). Where phases stay narrow (a
+// geometric tail: a pair or two a phase), the serial loop is cheaper, so it
+// builds trees of up to kSerialAll symbols and finishes skewed tails
+// (hand_to_serial); it starts from any state a phase ends in, which is one the
+// two-queue loop passes through.
+//
 // Phase rule (generate_cl.hpp): with x leaves and y nodes consumed and k made,
 // t = the sum of the two nodes the two-queue loop takes next; the next a + q
 // merged nodes are the a leaves <= t and the q = k - y unconsumed internal
@@ -34,9 +43,10 @@
 
 namespace vlec::cuda::cl {
 
-// Present symbols up to which the resident kernels build the tree on one warp
-// (above, the block-wide tiles of generate_cl_block win: a warp merges 32
-// nodes a round, a block ~4,096 a tile).
+// Present symbols up to which the resident kernels build the tree here
+// (above, the block-wide tiles of generate_cl_block: a warp merges 32 nodes a
+// round, a block ~4,096 a tile; at 1,024 symbols the two cost about the same,
+// 72 k and 69 k cycles measured).
 constexpr uint32_t kWarpTreeMax = 1024;
 
 // The last of the phase's merged nodes when their count is odd: true if it is
