@@ -745,8 +745,10 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what) {
   if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr);
   else if (cap <= 8192) cl::generate_cl_host(desc, 1024, 4, &tr);
   else cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
-  std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles): median %7.1f us enqueued, %7.1f us as a graph\n",
-              cap, what, tr.phases, tr.tiles, direct, graphed);
+  const uint32_t serial = tr.serial_from == ~0u ? 0 : static_cast<uint32_t>(desc.size()) - 1 - tr.serial_from;
+  std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges): median %7.1f us "
+              "enqueued, %7.1f us as a graph\n",
+              cap, what, tr.phases, tr.tiles, serial, direct, graphed);
   cuda::DeviceBuffer<uint64_t> stamps(32);
   CK(cudaMemset(stamps.get(), 0, 32 * sizeof(uint64_t)));
   cuda::set_codebook_profile(stamps.get());
@@ -776,6 +778,13 @@ TEST(GpuCodebook, Timing) {
   GpuBuilder gpu;
   for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) time_codebook(gpu, timing_histogram(cap), "laplace");
   std::mt19937_64 rng(test::base_seed() + 24);
+  {  // skewed trees (a pair or two a phase): the serial loop's share (warp_tree.hpp, hand_to_serial)
+    Histogram geo(256), few(256, 0);
+    for (uint32_t s = 0; s < 256; ++s) geo[s] = 1 + static_cast<uint64_t>(1e15 * std::pow(0.88, s)) + s % 7;
+    for (uint32_t s = 0; s < 59; ++s) few[s] = 1 + static_cast<uint64_t>(3e8 * std::pow(0.7, s));
+    time_codebook(gpu, geo, "geometric");
+    time_codebook(gpu, few, "59-skewed");
+  }
   for (uint32_t cap : {256u, 65536u}) {  // harder shapes: uniform random counts, and every count equal
     Histogram h = make_histogram(rng, 7, cap);
     for (uint64_t& c : h) c = 1 + c % 1000000;
