@@ -27,6 +27,7 @@
 #include <string>
 
 #include "cuda/generate_cl.hpp"
+#include "cuda/warp_tree.hpp"
 #include "huffman/chunk_codec.hpp"
 #include "huffman/codebook.hpp"
 #include "test_util.hpp"
@@ -152,7 +153,8 @@ struct Shape {
 const Shape kShapes[] = {{1, 2, 0, 0},     {2, 2, 0, 0},       {3, 2, 0, 0},        {5, 4, 0, 0},
                          {256, 4, 0, 0},   {1024, 4, 0, 0},    {1, 2, 4, 2},        {2, 2, 8, 4},
                          {3, 2, 16, 8},    {5, 4, 64, 16},     {8, 4, 64, 64},      {4, 8, 128, 32},
-                         {256, 4, 2048, 1024}, {1024, 4, 8192, 16384}};
+                         {256, 4, 2048, 1024}, {1024, 4, 8192, 16384}, {32, 32, 0, 0},
+                         {64, 16, 2048, 512},  {256, 16, 8192, 16384},  {128, 32, 8192, 16384}};
 
 TEST(GenerateCl, TreeMatchesTwoQueueNodeByNode) {
   const uint64_t seed = test::base_seed() + 11;
@@ -187,34 +189,101 @@ TEST(GenerateCl, TreeMatchesTwoQueueNodeByNode) {
   }
 }
 
-// The small-alphabet path of the GPU kernel (cl_tree_serial, the depths, the
-// length counts) against the CPU's tree, node by node, with the node ring as
-// small as the kernel's resident layout allows.
-TEST(GenerateCl, SerialTreeMatchesTwoQueue) {
+// Whether the counts total below 2^32 (the warp tree then runs in 32-bit weights).
+bool total_below_2_32(const std::vector<uint64_t>& counts) {
+  uint64_t total = 0;
+  for (uint64_t c : counts) {
+    if (c >= (uint64_t{1} << 32) - total) return false;
+    total += c;
+  }
+  return true;
+}
+
+// The small-alphabet path of the GPU kernel (warp_tree.hpp: one warp's
+// phases, the depths, the length counts), replayed lane by lane, against the
+// CPU's tree node by node, up to the largest alphabet it takes.
+TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
   const uint64_t seed = test::base_seed() + 13;
-  std::printf("GenerateCl.SerialTreeMatchesTwoQueue seed %llu\n", static_cast<unsigned long long>(seed));
+  std::printf("GenerateCl.WarpTreeMatchesTwoQueue seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
+  uint32_t most_phases = 0, narrow_cases = 0, serial_cases = 0;
   for (int it = 0; it < 20000; ++it) {
     const int kind = it % kKinds;
-    const Histogram h = make_histogram(rng, kind, random_capacity(rng, cl::kSerialTreeMax));
+    Histogram h = make_histogram(rng, kind, random_capacity(rng, it % 4 ? 300 : cl::kWarpTreeMax));
+    if (it % 97 == 1)  // counts near the top of u64: saturating sums, deep Fibonacci-like trees
+      for (uint64_t& c : h) c = c ? ~uint64_t{0} - rng() % 1000 : 0;
     const std::vector<uint64_t> desc = keys_desc(h);
     const uint32_t m = static_cast<uint32_t>(desc.size());
-    if (m < 2 || m > cl::kSerialTreeMax) continue;
     SCOPED_TRACE(::testing::Message() << "case " << it << " " << kKindNames[kind] << " m " << m);
-    const std::vector<uint64_t> leaf(desc.rbegin(), desc.rend());
-    uint32_t ring = 1;
-    while (ring <= m / 2) ring *= 2;  // the smallest power of two above m / 2
-    std::vector<uint64_t> node(ring, ~0ull);
-    std::vector<uint16_t> parent(m - 1, 0xFFFF);
-    std::vector<uint8_t> leafkids(m - 1, 0xFF), depth(m - 1, 0xFF);
-    cl::cl_tree_serial(m, leaf.data(), node.data(), ring - 1, parent.data(), leafkids.data());
-    cl::cl_depth_sequential(m - 2, parent.data(), depth.data());
+    cl::ClTrace tr;
+    const auto bl = cl::warp_tree_host(desc, tr);
+    ASSERT_FALSE(tr.hazard);
+    if (it % 97 != 1) {  // the CPU's construction assumes a total below 2^64
+      const huffman::LengthCounts want = huffman::huffman_length_counts(h);
+      ASSERT_TRUE(std::equal(bl.begin(), bl.end(), want.begin()));
+    }
+    if (m < 2) continue;
+    most_phases = std::max(most_phases, tr.phases);
+    serial_cases += tr.serial_from != ~0u;
+    if (it % 97 == 1) continue;
     const TwoQueueTree ref = two_queue_tree(desc);
-    ASSERT_EQ(leafkids, ref.leafkids);
-    ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, parent.begin()));  // all but the root
-    huffman::LengthCounts got{};
-    for (uint32_t k = 0; k + 1 < m; ++k) got[depth[k] + 1u] += leafkids[k];
-    ASSERT_EQ(got, huffman::huffman_length_counts(h));
+    ASSERT_EQ(tr.inner_w, ref.inner_w);
+    ASSERT_EQ(tr.leafkids, ref.leafkids);
+    ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, tr.parent.begin()));  // all but the root
+    if (total_below_2_32(desc)) {  // the kernel's 32-bit weights: the same tree
+      cl::ClTrace narrow;
+      const auto bl32 = cl::warp_tree_host<uint32_t>(desc, narrow);
+      ASSERT_FALSE(narrow.hazard);
+      ASSERT_EQ(bl32, bl);
+      ASSERT_EQ(narrow.inner_w, ref.inner_w);
+      ASSERT_EQ(narrow.leafkids, ref.leafkids);
+      ASSERT_EQ(narrow.parent, tr.parent);
+      ++narrow_cases;
+    }
+  }
+  std::printf("  %u cases also in 32-bit weights, %u finished by the serial loop\n", narrow_cases, serial_cases);
+  std::printf("  most phases: %u\n", most_phases);
+}
+
+// Hand-made shapes: two symbols, all equal, every count 1 up to the largest
+// warp-tree alphabet, and the Fibonacci counts that make the deepest tree.
+TEST(GenerateCl, WarpTreeEdgeShapes) {
+  std::vector<std::vector<uint64_t>> cases = {{7, 7}, {1, 1}, {5, 1}, {3, 2, 1}, {1, 1, 1}};
+  for (uint32_t m : {31u, 32u, 33u, 63u, 64u, 65u, 255u, 256u, 257u, cl::kWarpTreeMax}) {
+    cases.push_back(std::vector<uint64_t>(m, 1));
+    cases.push_back(std::vector<uint64_t>(m, uint64_t{1} << 40));
+    std::vector<uint64_t> fib;
+    for (uint64_t a = 1, b = 1; fib.size() < m; ) {
+      fib.push_back(a);
+      const uint64_t c = a + b < a ? b : a + b;  // past 2^64 (m > 90): the last count repeats
+      a = b;
+      b = c;
+    }
+    std::reverse(fib.begin(), fib.end());
+    cases.push_back(fib);
+  }
+  for (const auto& desc : cases) {
+    SCOPED_TRACE(::testing::Message() << "m " << desc.size() << " first " << desc.front());
+    ASSERT_TRUE(std::is_sorted(desc.rbegin(), desc.rend()));
+    cl::ClTrace tr;
+    const auto bl = cl::warp_tree_host(desc, tr);
+    ASSERT_FALSE(tr.hazard);
+    uint64_t total = 0;
+    bool fits = true;
+    for (uint64_t c : desc) fits = fits && total + c >= total, total += c;
+    if (!fits) continue;  // beyond the CPU's domain: only the hazard checks apply
+    Histogram h(desc.begin(), desc.end());
+    const huffman::LengthCounts want = huffman::huffman_length_counts(h);
+    ASSERT_TRUE(std::equal(bl.begin(), bl.end(), want.begin()));
+    const TwoQueueTree ref = two_queue_tree(desc);
+    ASSERT_EQ(tr.inner_w, ref.inner_w);
+    ASSERT_EQ(tr.leafkids, ref.leafkids);
+    if (total_below_2_32(desc)) {
+      cl::ClTrace narrow;
+      ASSERT_EQ(cl::warp_tree_host<uint32_t>(desc, narrow), bl);
+      ASSERT_FALSE(narrow.hazard);
+      ASSERT_EQ(narrow.inner_w, ref.inner_w);
+    }
   }
 }
 
@@ -320,8 +389,10 @@ BuiltCodebook emulate_device(const Histogram& h, unsigned limit) {
   for (uint32_t r = 0; r < m; ++r) desc[r] = h[ranked[r]];
   std::array<uint32_t, cl::kMaxDepth + 1> bl{};
   cl::ClTrace tr;
-  if (!error) {  // the kernels' layouts: resident up to 8,192 symbols, streaming above
-    if (cap <= 8192) bl = cl::generate_cl_host(desc, cap <= 1024 ? 256 : 1024, 4, &tr);
+  if (!error) {  // the kernels' paths: one warp, resident tiles up to 8,192 symbols, streaming tiles above
+    if (cap <= 8192 && m <= cl::kWarpTreeMax)
+      bl = total_below_2_32(desc) ? cl::warp_tree_host<uint32_t>(desc, tr) : cl::warp_tree_host(desc, tr);
+    else if (cap <= 8192) bl = cl::generate_cl_host(desc, 1024, 4, &tr);
     else bl = cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
   }
   EXPECT_FALSE(tr.hazard);
@@ -571,10 +642,38 @@ TEST(GpuCodebook, EdgeCases) {
     for (unsigned limit : {0u, 16u, 17u, 24u}) compare_case(gpu, h, limit, std::string("all present ") + kKindNames[kind]);
     compare_case(gpu, h, 15, "limit too short");
   }
+  for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) {  // counts near 2^32 (a 4 GiB input), many ties
+    Histogram h(cap);
+    for (uint64_t& c : h) c = (uint64_t{1} << 32) - 1 - rng() % 8;
+    compare_case(gpu, h, 0, "near 2^32");
+    for (uint32_t s = 0; s < cap; s += 3) h[s] = 0;
+    compare_case(gpu, h, 0, "near 2^32 with holes");
+  }
   for (uint32_t cap : {100u, 1024u, 3000u, 65536u}) {  // deep trees: Fibonacci counts, every limit
     const Histogram h = make_histogram(rng, 4, cap);
     for (unsigned limit = 0; limit <= 24; ++limit) compare_case(gpu, h, limit, "fibonacci");
   }
+}
+
+// The cluster's radix sort both ways: keys ordered in shared memory before
+// the cluster-wide scatter (the default), and scattered straight from registers.
+TEST(GpuCodebook, ClusterSortVariantsMatchCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 25;
+  std::printf("GpuCodebook.ClusterSortVariantsMatchCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  for (bool staged : {false, true}) {
+    cuda::set_codebook_staged_sort(staged);
+    for (int it = 0; it < 30 && !HasFatalFailure(); ++it) {
+      const int kind = it % kKinds;
+      const uint32_t cap = it % 3 ? 8193 + static_cast<uint32_t>(rng() % (65536 - 8192)) : 65536;
+      const Histogram h = make_histogram(rng, kind, cap);
+      compare_case(gpu, h, 0, std::string(staged ? "staged" : "from registers") + " case " + std::to_string(it) + " " +
+                                  kKindNames[kind]);
+    }
+  }
+  cuda::set_codebook_staged_sort(true);
 }
 
 // No host synchronisation or host round trip: the builder captures into a graph.
@@ -625,46 +724,76 @@ float median_us(GpuBuilder& gpu, const std::function<void()>& enqueue) {
   return us[10];
 }
 
+// One histogram: the median as enqueued and as a graph, then block 0's stage
+// stamps (codebook_gpu.hpp) of one more build, and the output checked.
+void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what) {
+  const uint32_t cap = static_cast<uint32_t>(h.size());
+  gpu.upload(h);
+  const float direct = median_us(gpu, [&] { gpu.enqueue(0); });
+  expect_same(gpu.download(), cpu_codebook(h, 0));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamBeginCapture(gpu.stream(), cudaStreamCaptureModeRelaxed));
+  gpu.enqueue(0);
+  CK(cudaStreamEndCapture(gpu.stream(), &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  const float graphed = median_us(gpu, [&] { CK(cudaGraphLaunch(exec, gpu.stream())); });
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  const std::vector<uint64_t> desc = keys_desc(h);
+  cl::ClTrace tr;
+  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr);
+  else if (cap <= 8192) cl::generate_cl_host(desc, 1024, 4, &tr);
+  else cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
+  const uint32_t serial = tr.serial_from == ~0u ? 0 : static_cast<uint32_t>(desc.size()) - 1 - tr.serial_from;
+  std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges): median %7.1f us "
+              "enqueued, %7.1f us as a graph\n",
+              cap, what, tr.phases, tr.tiles, serial, direct, graphed);
+  cuda::DeviceBuffer<uint64_t> stamps(32);
+  CK(cudaMemset(stamps.get(), 0, 32 * sizeof(uint64_t)));
+  cuda::set_codebook_profile(stamps.get());
+  gpu.enqueue(0);
+  cuda::set_codebook_profile(nullptr);
+  uint64_t st[32];
+  CK(cudaStreamSynchronize(gpu.stream()));
+  CK(cudaMemcpy(st, stamps.get(), sizeof st, cudaMemcpyDeviceToHost));
+  const char* names[] = {"counts", "sort", "leaves", "tree", "plan", "lengths", "codes"};
+  std::printf("  stages (ns / cycles):");
+  for (int i = 1; i < 8; ++i)
+    std::printf(" %s %llu/%llu", names[i - 1], static_cast<unsigned long long>(st[i] - st[i - 1]),
+                static_cast<unsigned long long>(st[16 + i] - st[16 + i - 1]));
+  std::printf("; total %llu ns\n", static_cast<unsigned long long>(st[7] - st[0]));
+  // Inside the last two stages (cycles): lengths = ranks + choice + scatter, codes = count + scan + write.
+  std::printf("  lengths: ranks %llu choice %llu scatter %llu; codes: count %llu scan %llu write %llu\n",
+              static_cast<unsigned long long>(st[24] - st[21]), static_cast<unsigned long long>(st[25] - st[24]),
+              static_cast<unsigned long long>(st[22] - st[25]), static_cast<unsigned long long>(st[26] - st[22]),
+              static_cast<unsigned long long>(st[27] - st[26]), static_cast<unsigned long long>(st[23] - st[27]));
+  expect_same(gpu.download(), cpu_codebook(h, 0));
+  ::testing::Test::RecordProperty(std::string("graph_median_us_") + what + "_" + std::to_string(cap),
+                                  std::to_string(graphed));
+}
+
 TEST(GpuCodebook, Timing) {
   REQUIRE_GPU();
   GpuBuilder gpu;
-  for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) {
-    const Histogram h = timing_histogram(cap);
-    gpu.upload(h);
-    const float direct = median_us(gpu, [&] { gpu.enqueue(0); });
-    expect_same(gpu.download(), cpu_codebook(h, 0));
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamBeginCapture(gpu.stream(), cudaStreamCaptureModeRelaxed));
-    gpu.enqueue(0);
-    CK(cudaStreamEndCapture(gpu.stream(), &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
-    const float graphed = median_us(gpu, [&] { CK(cudaGraphLaunch(exec, gpu.stream())); });
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    cl::ClTrace tr;
-    cl::generate_cl_host(keys_desc(h), 1024, 4, &tr);
-    std::printf("GpuCodebook timing: %5u symbols (%2u phases): median %7.1f us enqueued, %7.1f us as a graph\n",
-                cap, tr.phases, direct, graphed);
-    {  // where the time goes inside the kernel: block 0's stage stamps (codebook_gpu.hpp)
-      cuda::DeviceBuffer<uint64_t> stamps(32);
-      CK(cudaMemset(stamps.get(), 0, 32 * sizeof(uint64_t)));
-      cuda::set_codebook_profile(stamps.get());
-      gpu.enqueue(0);
-      cuda::set_codebook_profile(nullptr);
-      uint64_t st[32];
-      CK(cudaStreamSynchronize(gpu.stream()));
-      CK(cudaMemcpy(st, stamps.get(), sizeof st, cudaMemcpyDeviceToHost));
-      const char* names[] = {"counts", "sort", "leaves", "tree", "plan", "lengths", "codes"};
-      std::printf("  stages (ns / cycles):");
-      for (int i = 1; i < 8; ++i)
-        std::printf(" %s %llu/%llu", names[i - 1], static_cast<unsigned long long>(st[i] - st[i - 1]),
-                    static_cast<unsigned long long>(st[16 + i] - st[16 + i - 1]));
-      std::printf("; total %llu ns\n", static_cast<unsigned long long>(st[7] - st[0]));
-    }
-    ::testing::Test::RecordProperty("median_us_" + std::to_string(cap), std::to_string(direct));
-    ::testing::Test::RecordProperty("graph_median_us_" + std::to_string(cap), std::to_string(graphed));
+  for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) time_codebook(gpu, timing_histogram(cap), "laplace");
+  std::mt19937_64 rng(test::base_seed() + 24);
+  {  // skewed trees (a pair or two a phase): the serial loop's share (warp_tree.hpp, hand_to_serial)
+    Histogram geo(256), few(256, 0);
+    for (uint32_t s = 0; s < 256; ++s) geo[s] = 1 + static_cast<uint64_t>(1e15 * std::pow(0.88, s)) + s % 7;
+    for (uint32_t s = 0; s < 59; ++s) few[s] = 1 + static_cast<uint64_t>(3e8 * std::pow(0.7, s));
+    time_codebook(gpu, geo, "geometric");
+    time_codebook(gpu, few, "59-skewed");
   }
+  for (uint32_t cap : {256u, 65536u}) {  // harder shapes: uniform random counts, and every count equal
+    Histogram h = make_histogram(rng, 7, cap);
+    for (uint64_t& c : h) c = 1 + c % 1000000;
+    time_codebook(gpu, h, "random");
+    time_codebook(gpu, Histogram(cap, 4096), "all-equal");
+  }
+  cuda::set_codebook_staged_sort(false);  // the cluster's sort scattering straight from registers
+  time_codebook(gpu, timing_histogram(65536), "laplace/rs");
+  cuda::set_codebook_staged_sort(true);
 }
 
 }  // namespace

@@ -32,31 +32,60 @@
 //              largest count's actual width (3 below 2^24, 8 at most): per
 //              pass a __match_any_sync rank per warp, a scan over the warps
 //              per digit, cluster-wide digit offsets (2 cluster barriers) and
-//              a scatter through distributed shared memory. 4 block barriers.
-//   phases     ONE __syncthreads per tile, no window copy, no global round
-//              trip: resident leaves/nodes, or (cluster) a leaf ring refilled
-//              with cp.async one tile ahead and a node ring in shared memory
-//              (a tile whose internal queue outgrew the ring copies its window
-//              from global memory: 0 times for the timing histogram, <= 12
-//              for uniform random 65,536). Only threads whose nodes can be
-//              <= t search (one load tells the rest), 4-ary merge-path search
-//              (6 loads a round in flight: ~log4 P rounds), two-deep register
-//              heads for the meld. ~500-900 cycles a tile.
+//              a scatter. In a cluster each block first puts its keys in
+//              their final order in shared memory, so that its scatter
+//              through distributed shared memory writes runs of consecutive
+//              slots, not 8 random remote stores a thread
+//              (set_codebook_staged_sort switches back, for timing). A rank
+//              by counting (each of 256 threads against every key) was
+//              measured slower than 3 radix passes at 256 symbols (9.8 k
+//              against 4.3 k cycles).
+//   tree       up to kWarpTreeMax (1,024) present symbols, resident: ONE warp
+//              (warp_tree.hpp), GenerateCL's phases under __syncwarp, each
+//              phase from one register window of 32 leaves and 32 nodes, 32
+//              merged nodes a round (ballots and shuffles, no data-dependent
+//              branch per node), in 32-bit weights when the counts total
+//              below 2^32; depths by pointer jumping over the whole block.
+//              Measured on the H100 (clock64): the CPU's two-queue loop on
+//              one thread takes ~190 cycles a merge (48 k cycles at 256
+//              symbols); a warp round of up to 32 merged nodes ~850 cycles
+//              and a phase's own steps ~800, all latency of one warp's
+//              dependent instructions (~5 cycles each): 27.8 k cycles for the
+//              Laplace 256 (22 phases). Skewed trees (a pair or two a phase)
+//              are cheaper serially, so that loop does trees of up to 128
+//              symbols and finishes the skewed tails (warp_tree.hpp's
+//              hand_to_serial).
+//   phases     above (block tiles, generate_cl.hpp): ONE __syncthreads per
+//              tile, no window copy, no global round trip: resident
+//              leaves/nodes, or (cluster) a leaf ring refilled with cp.async
+//              one tile ahead and a node ring in shared memory (a tile whose
+//              internal queue outgrew the ring copies its window from global
+//              memory: 0 times for the timing histogram, <= 12 for uniform
+//              random 65,536). Only threads whose nodes can be <= t search
+//              (one load tells the rest), 4-ary merge-path search (6 loads a
+//              round in flight: ~log4 P rounds), two-deep register heads for
+//              the meld. Measured: ~3.8 k cycles a tile resident (8,192),
+//              ~6.5 k streaming (65,536): 1,024 threads' searches load the
+//              shared-memory pipe; fewer threads with longer melds (16 or 32
+//              nodes a thread) were slower still (a meld step ~330 cycles).
 //   depths     4 nodes a thread a round, loads batched; the phases near the
 //              root (<= 32 nodes) by warp 0 alone under __syncwarp.
-//   limiter    each candidate on its own warp, loops bounded by the longest
-//              length, the quotient by a corrected double division.
+//   limiter    candidate c on warp c, length l on lane l: the counts above the
+//              limit and the Kraft sum by shuffles, bound[] by a warp scan;
+//              only the rare Kraft loop (limit_excess) runs on one lane.
 //   post       lengths of a run of ranks per thread by two searches per
 //              candidate; canonical codes and serialization of ITEMS tiles in
 //              two barriers (a scan over ITEMS x warps per length), not two
 //              per tile; all of it spread over the cluster's blocks.
 // Kernel stages (codebook_kernel<NT, ITEMS, kCluster>; block b of the
 // cluster owns symbols and ranks [bS, bS + S)):
-//   1. counts into shared memory; cluster-wide largest count and present m.
+//   1. counts into shared memory; cluster-wide largest count and present m
+//      (and, in one block, whether the counts total below 2^32).
 //   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
 //      [bS, bS + S) (keys and symbols).
-//   3. generate_cl (generate_cl.hpp) on block 0: resident layout (the leaves
-//      are the sorted keys, reversed in place) for one block, streaming layout
+//   3. the tree on block 0: warp_tree_block (resident, m <= kWarpTreeMax) or
+//      generate_cl (generate_cl.hpp): resident layout (the leaves are the
+//      sorted keys, reversed in place) for one block, streaming layout
 //      (sorted keys through global memory, node weights, parents and leaf
 //      counts in global memory, parents copied back for the depth pass) for a
 //      cluster. Then bl_count, and the four candidates' limited counts.
@@ -67,11 +96,11 @@
 //      over ITEMS x warps, then over the blocks before); canonical codes,
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
-// Resources (ptxas, sm_90): <256,1> 53 registers, <256,4> 63, <1024,8> 64, all
-// without spills; cluster <1024,8> 64 registers and 64 bytes of spills (keys
-// held across a sort pass's cluster barrier); 200 bytes of stack in each (the
-// limiter's counts). Shared memory: 12.6 / 22 / 176 / 224 KiB dynamic + 1.9
-// KiB static.
+// Resources (ptxas, sm_90): <256,1> 55 registers, <256,4> 64, <1024,8> 64, all
+// without spills or stack; cluster <1024,8> 64 registers and 120 bytes of
+// spills (keys held across a sort pass's cluster barrier). Shared memory:
+// 12.6 / 22 / 176 / 224 KiB dynamic + 3.0 KiB static (2.7 in the cluster
+// kernel: its 224 KiB leave 3 KiB of the 227 KiB a block may have).
 #include "cuda/codebook_gpu.hpp"
 
 #include <atomic>
@@ -80,6 +109,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/generate_cl.hpp"
+#include "cuda/warp_tree.hpp"
 
 namespace vlec::cuda {
 
@@ -126,7 +156,9 @@ struct Smem {
   static constexpr uint32_t LR = kCluster ? kStreamLeafRing : S, R = kCluster ? kStreamNodeRing : S;
   // the sort
   static constexpr std::size_t keys = 0, vals = 8 * S, wcnt = align16(vals + 2 * S), tot = wcnt + 4 * 256 * NW,
-                               off = tot + 4 * 256, wsum = off + 4 * 256, sort_end = wsum + 4 * 32;
+                               off = tot + 4 * 256, wsum = off + 4 * 256, stage_k = align16(wsum + 4 * 32),
+                               stage_v = stage_k + 8 * S, loff = stage_v + 2 * S, lsum = loff + 4 * 256,
+                               sort_end = kCluster ? lsum + 4 * 32 : stage_k;
   static constexpr std::size_t base = kCluster ? 0 : wcnt;
   // generate_cl: resident (leaves = keys) or streaming
   static constexpr std::size_t leaf = base, node = kCluster ? leaf + 8 * LR : base, bx = node + 8 * R,
@@ -213,7 +245,8 @@ __device__ __forceinline__ void stamp(uint64_t* st, int i) {
 // and scatters it to its block and slot.
 template <int NT, int ITEMS, bool kCluster>
 __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, uint32_t* tot, uint32_t* off,
-                                uint32_t* wsum, uint32_t passes, const Peers<kCluster>& peers) {
+                                uint32_t* wsum, uint64_t* stage_k, uint16_t* stage_v, uint32_t* loff, uint32_t* lsum,
+                                uint32_t passes, const Peers<kCluster>& peers, bool staged) {
   constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
   static_assert(NT >= 256, "one thread per digit");
   static_assert(ITEMS <= 8, "a rank within the warp fits in 8 bits");
@@ -271,13 +304,54 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
       for (uint32_t w = 0; w < warp; ++w) before += wsum[w];
       off[tid] = before + incl - all + below;  // the digit's first slot for this block, cluster-wide
     }
-    __syncthreads();
+    auto scatter_from_registers = [&] {
+      __syncthreads();
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const uint32_t dg = (vd[j] >> 16) & 255u, pos = off[dg] + wc[dg] + (vd[j] >> 24);
-      const uint32_t dst = pos / S, slot = pos % S;
-      peers.at(keys, dst)[slot] = k[j];
-      peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
+      for (int j = 0; j < ITEMS; ++j) {
+        const uint32_t dg = (vd[j] >> 16) & 255u, pos = off[dg] + wc[dg] + (vd[j] >> 24);
+        const uint32_t dst = pos / S, slot = pos % S;
+        peers.at(keys, dst)[slot] = k[j];
+        peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
+      }
+    };
+    if constexpr (kCluster) {
+      if (staged) {
+        // The block's keys in their final order first (shared memory), so that
+        // the cluster-wide scatter writes runs of consecutive slots: loff[d] =
+        // the block's keys of digits before d.
+        uint32_t mine = 0, lincl = 0;
+        if (tid < 256) {
+          mine = tot[tid];
+          lincl = warp_incl_scan(mine, lane);
+          if (lane == 31) lsum[warp] = lincl;
+        }
+        __syncthreads();
+        if (tid < 256) {
+          uint32_t before = 0;
+          for (uint32_t w = 0; w < warp; ++w) before += lsum[w];
+          loff[tid] = before + lincl - mine;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+          const uint32_t dg = (vd[j] >> 16) & 255u, lp = loff[dg] + wc[dg] + (vd[j] >> 24);
+          stage_k[lp] = k[j];
+          stage_v[lp] = static_cast<uint16_t>(vd[j]);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+          const uint32_t i = j * NT + tid;
+          const uint64_t kk = stage_k[i];
+          const uint32_t dg = 255u - static_cast<uint32_t>((kk >> shift) & 255u), pos = off[dg] + (i - loff[dg]);
+          peers.at(keys, pos / S)[pos % S] = kk;
+          peers.at(vals, pos / S)[pos % S] = stage_v[i];
+        }
+      } else {
+        scatter_from_registers();
+      }
+    } else {
+      scatter_from_registers();
     }
     peers.sync();
   }
@@ -285,18 +359,36 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
 
 // ---- the plan -----------------------------------------------------------------
 
-// Warps 0..3, lane 0 each: the limited length counts of each candidate limit.
-__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p) {
-  const uint32_t tid = threadIdx.x, c = tid >> 5;
+// Warp c (0..3): candidate c's limited length counts, lane l for length l
+// (the sums over lengths by shuffles; only the rare Kraft loop, when codes
+// exceed the limit by more than they can absorb at it, runs on one lane, on
+// a shared copy). bound[l] = codes of length <= l, by a warp scan.
+__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p,
+                                uint64_t (*scratch)[kSlots]) {
+  const uint32_t tid = threadIdx.x, c = tid >> 5, lane = tid & 31;
   const uint32_t ncand = fixed_limit ? 1 : kCandidates;
-  if ((tid & 31) == 0 && c < kCandidates) {
+  if (c < kCandidates) {
     const uint32_t L = fixed_limit ? fixed_limit : auto_limit(c);
     const bool valid = !error && c < ncand && (uint64_t{1} << L) >= m;
-    uint32_t counts[kSlots] = {};
-    if (valid) limit_counts(cls.bl, cls.longest, L, counts);
-    uint32_t acc = 0;
-    for (uint32_t l = 0; l < kSlots; ++l) p.bound[c][l] = acc += counts[l];
-    p.valid[c] = valid;
+    const uint32_t longest = valid ? cls.longest : 0, top = min_u32(longest, L);
+    uint64_t cnt = lane >= 1 && lane <= top ? cls.bl[lane] : 0;
+    if (longest > L) {  // warp-uniform
+      uint64_t over = 0;
+      for (uint32_t l = L + 1 + lane; l <= longest; l += 32) over += cls.bl[l];
+      over = warp_sum64(over);
+      if (lane == L) cnt += over;
+      const uint64_t kraft = warp_sum64(lane >= 1 && lane <= L ? cnt << (L - lane) : 0);
+      if (kraft > (uint64_t{1} << L)) {
+        if (lane < kSlots) scratch[c][lane] = cnt;
+        __syncwarp();
+        if (lane == 0) limit_excess(scratch[c], L, kraft - (uint64_t{1} << L));
+        __syncwarp();
+        cnt = lane < kSlots ? scratch[c][lane] : 0;
+      }
+    }
+    const uint32_t bound = warp_incl_scan(lane < kSlots ? static_cast<uint32_t>(cnt) : 0, lane);
+    if (lane < kSlots) p.bound[c][lane] = bound;
+    if (lane == 0) p.valid[c] = valid;
   }
   if (tid == 0) p.m = m, p.error = error, p.ncand = ncand;
 }
@@ -324,13 +416,14 @@ __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t 
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
-                    uint64_t* stamps) {
+                    uint64_t* stamps, uint32_t staged_sort) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ ClShared cls;
   __shared__ Plan plan;
-  __shared__ unsigned long long s_max, s_bits[kCandidates];
+  __shared__ uint64_t s_limit[kCandidates][kSlots];  // the Kraft loop's counts
+  __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
   __shared__ uint32_t s_nz, s_m, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
@@ -346,9 +439,9 @@ __global__ void __launch_bounds__(NT, 1)
   stamp(stamps, 0);
 
   // 1. Counts in symbol order; the largest count and the present symbols, cluster-wide.
-  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0;
+  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0;
   for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
-  uint64_t mx = 0;
+  uint64_t mx = 0, sum = 0;
   uint32_t nz = 0;
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
@@ -358,10 +451,15 @@ __global__ void __launch_bounds__(NT, 1)
     vals[i] = static_cast<uint16_t>(sym);
     mx = c > mx ? c : mx;
     nz += c != 0;
+    sum = sat_add(sum, c);
   }
   __syncthreads();
   mx = warp_max64(mx);
   for (int o = 16; o > 0; o >>= 1) nz += __shfl_xor_sync(kFull, nz, o);
+  if constexpr (!kCluster) {  // the total, clamped to 2^32 a warp: is it below 2^32 (warp_tree_block)?
+    for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
+    if (lane == 0 && sum) atomicAdd(&s_total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
+  }
   if (lane == 0) {
     if (mx) atomicMax(&s_max, static_cast<unsigned long long>(mx));
     if (nz) atomicAdd(&s_nz, nz);
@@ -388,7 +486,12 @@ __global__ void __launch_bounds__(NT, 1)
   radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
                                        reinterpret_cast<uint32_t*>(smem + L::tot),
                                        reinterpret_cast<uint32_t*>(smem + L::off),
-                                       reinterpret_cast<uint32_t*>(smem + L::wsum), s_passes, peers);
+                                       reinterpret_cast<uint32_t*>(smem + L::wsum),
+                                       reinterpret_cast<uint64_t*>(smem + L::stage_k),
+                                       reinterpret_cast<uint16_t*>(smem + L::stage_v),
+                                       reinterpret_cast<uint32_t*>(smem + L::loff),
+                                       reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
+                                       staged_sort != 0);
   stamp(stamps, 2);
 
   // 3. The tree (block 0) and the plan.
@@ -421,9 +524,17 @@ __global__ void __launch_bounds__(NT, 1)
   }
   stamp(stamps, 3);
   if (peers.rank == 0) {
-    if (!error) generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+    if (!error) {
+      if constexpr (kCluster) {
+        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+      } else if (m <= kWarpTreeMax) {
+        warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), cls);
+      } else if constexpr (S > kWarpTreeMax) {
+        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+      }
+    }
     stamp(stamps, 4);
-    plan_candidates(m, fixed_limit, error, cls, plan);
+    plan_candidates(m, fixed_limit, error, cls, plan, s_limit);
   }
   peers.sync();
   if (peers.rank != 0) {  // the plan, from block 0
@@ -462,6 +573,7 @@ __global__ void __launch_bounds__(NT, 1)
     bits = warp_sum64(bits);
     if (lane == 0 && bits) atomicAdd(&s_bits[c], static_cast<unsigned long long>(bits));
   }
+  stamp(stamps, 8);
   peers.sync();
   if (tid == 0) {
     uint64_t bits[kCandidates] = {};
@@ -480,6 +592,7 @@ __global__ void __launch_bounds__(NT, 1)
     s_maxlen = longest;
   }
   __syncthreads();
+  stamp(stamps, 9);
   uint8_t* lens = smem + L::lens;
   {
     const uint32_t shift = 5 * s_choice;
@@ -516,6 +629,7 @@ __global__ void __launch_bounds__(NT, 1)
   }
   if (amax) atomicMax(&s_alpha, amax);
   __syncthreads();
+  stamp(stamps, 10);
   // Exclusive scans in place: task l-1 (l = 1..24) over wc2[.][.][l], task 24 over gf.
   for (uint32_t task = warp; task <= kMaxLen; task += NW) {
     const bool groups = task == kMaxLen;
@@ -556,6 +670,7 @@ __global__ void __launch_bounds__(NT, 1)
     if (tid == kAlphaSlot) s_n = top;
   }
   __syncthreads();
+  stamp(stamps, 11);
   const uint32_t n = s_n, fbits = field_bits(s_maxlen), groups = group_count(n);
   uint32_t* stream = reinterpret_cast<uint32_t*>(out.serialized) + 2;
 #pragma unroll
@@ -620,13 +735,14 @@ TempLayout temp_layout(uint32_t cap) {
 }
 
 std::atomic<uint64_t*> g_stamps{nullptr};
+std::atomic<uint32_t> g_staged_sort{1};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
                    cudaStream_t stream) {
   allow_smem<NT, ITEMS, false>();
   codebook_kernel<NT, ITEMS, false><<<1, NT, Smem<NT, ITEMS, false>::total, stream>>>(d_hist, cap, limit, out, Temp{},
-                                                                                      g_stamps.load());
+                                                                                      g_stamps.load(), g_staged_sort.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -640,6 +756,8 @@ std::size_t codebook_temp_bytes(uint32_t alphabet_capacity) {
 }
 
 void set_codebook_profile(uint64_t* d_stamps) { g_stamps.store(d_stamps); }
+
+void set_codebook_staged_sort(bool staged) { g_staged_sort.store(staged ? 1 : 0); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -671,7 +789,7 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
-                                out, tmp, g_stamps.load()));
+                                out, tmp, g_stamps.load(), g_staged_sort.load()));
 }
 
 }  // namespace vlec::cuda

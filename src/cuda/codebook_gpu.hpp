@@ -8,7 +8,8 @@
 // Why it is fast: one kernel launch for every capacity. Up to 8,192 symbols,
 // one block does it all in shared memory (radix sort of the counts, the
 // parallel tree construction of Tian et al.'s generate_cl, see generate_cl.hpp,
-// the length policy, canonical codes and serialization); above that, a
+// on one warp for up to 1,024 present symbols, see warp_tree.hpp, the length
+// policy, canonical codes and serialization); above that, a
 // thread-block cluster of up to 8 blocks (sm_90) sorts through distributed
 // shared memory, block 0 builds the tree with the node queues streamed
 // through shared-memory rings, and all blocks share the O(alphabet) work.
@@ -51,9 +52,16 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 
 // Diagnostics: while set, every build_codebook_device call has its kernel's
 // block 0 record, at the end of each stage (0 start, 1 counts in, 2 sorted,
-// 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done),
-// %globaltimer in d_stamps[stage] and clock64 in d_stamps[16 + stage]
-// (d_stamps: 32 u64 on the device). nullptr (the default) turns it off.
+// 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done) and
+// inside the last two (8 candidates' bits summed, 9 candidate chosen, 10
+// codes per length counted, 11 scans done), %globaltimer in d_stamps[stage]
+// and clock64 in d_stamps[16 + stage] (d_stamps: 32 u64 on the device).
+// nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
+
+// Diagnostics: whether the cluster's radix sort orders each block's keys in
+// shared memory before its cluster-wide scatter (the default) or scatters
+// them straight from registers. For timing only.
+void set_codebook_staged_sort(bool staged);
 
 }  // namespace vlec::cuda

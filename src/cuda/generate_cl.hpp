@@ -300,51 +300,6 @@ VLEC_HD inline void cl_depth_thread(uint32_t tid, uint32_t nt, uint32_t lo, uint
 }
 
 // The exact fallback for a tree of more than kMaxPhases phases (a total >= 2^64).
-// The tree of a small alphabet by the CPU's own two-queue loop
-// (huffman/codebook.cpp), on one thread: m - 1 merges cost less than
-// GenerateCL's ~2,700-cycle parallel phases while m is a few hundred.
-// leaf: the m weights, increasing; node: ring of internal weights (node k at
-// k & nmask, nmask + 1 > m / 2); parent[y] = the node that consumes node y;
-// leafkids[k] = how many of node k's children are leaves.
-// Alphabets up to this size take cl_tree_serial in the resident layout. On
-// the H100 the serial tree costs ~190 cycles a merge (24 us for 256 symbols,
-// against 30 us for GenerateCL's 22 phases of ~2,700 cycles); GenerateCL's
-// cost grows with the phase count, not with m, so it wins above ~330.
-constexpr uint32_t kSerialTreeMax = 320;
-
-VLEC_HD inline void cl_tree_serial(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask, uint16_t* parent,
-                                   uint8_t* leafkids) {
-  // The two heads of each queue live in registers and the loads run two
-  // picks ahead, so a pick waits on a compare, not on a shared-memory load.
-  // (An empty slot's value is never compared: `x < m` and `y < k` guard.)
-  uint32_t x = 0, y = 0;
-  uint64_t l0 = leaf[0], l1 = m > 1 ? leaf[1] : 0, n0 = 0, n1 = 0;
-  for (uint32_t k = 0; k + 1 < m; ++k) {
-    uint64_t sum = 0;
-    uint32_t leaves = 0;
-    for (int pick = 0; pick < 2; ++pick) {
-      if (x < m && (y >= k || l0 <= n0)) {  // a leaf wins ties, and any pick while no node waits
-        sum += l0;
-        ++leaves;
-        l0 = l1;
-        l1 = x + 2 < m ? leaf[x + 2] : 0;
-        ++x;
-      } else {
-        sum += n0;
-        parent[y] = static_cast<uint16_t>(k);
-        n0 = n1;
-        n1 = y + 2 < k ? node[(y + 2) & nmask] : 0;
-        ++y;
-      }
-    }
-    node[k & nmask] = sum;
-    leafkids[k] = static_cast<uint8_t>(leaves);
-    // Node k joins its queue: as a head if fewer than two nodes wait.
-    if (k == y) n0 = sum;
-    else if (k == y + 1) n1 = sum;
-  }
-}
-
 VLEC_HD inline void cl_depth_sequential(uint32_t root, const uint16_t* parent, uint8_t* depth) {
   depth[root] = 0;
   for (uint32_t k = root; k-- > 0;) depth[k] = static_cast<uint8_t>(depth[parent[k]] + 1);
@@ -439,6 +394,33 @@ VLEC_HD inline uint64_t div_small(uint64_t a, uint64_t b) {
 // pushed down to `limit` (2^(limit-d) - 1 rounds, net one code moved from
 // level d to `limit`) before another is touched. O(limit) steps, same result.
 // longest: the deepest l with bl[l] != 0 (0: none).
+// The Kraft loop of limit_counts once the codes longer than `limit` sit at
+// `limit` (c[1..limit], u64): removes `excess` units of 2^-limit.
+VLEC_HD inline void limit_excess(uint64_t* c, uint32_t limit, uint64_t excess) {
+  uint32_t d = limit - 1;
+  while (excess > 0) {
+    while (d >= 1 && c[d] == 0) --d;
+    if (d == 0) {  // nothing left to split (cannot happen when 2^limit >= symbols)
+      c[limit] -= excess;
+      break;
+    }
+    const uint64_t unit = (uint64_t{1} << (limit - d)) - 1;
+    uint64_t n = div_small(excess, unit);
+    if (n > c[d]) n = c[d];
+    if (n) {
+      c[d] -= n;
+      c[limit] += n;
+      excess -= n * unit;
+    } else {  // part of one leaf: split it and go on one level down
+      c[limit] -= 1;
+      c[d] -= 1;
+      c[d + 1] += 2;
+      excess -= 1;
+      ++d;
+    }
+  }
+}
+
 VLEC_HD inline void limit_counts(const uint32_t* bl, uint32_t longest, uint32_t limit, uint32_t* out) {
   uint64_t c[kSlots] = {};
   const uint32_t top = min_u32(longest, limit);
@@ -449,29 +431,7 @@ VLEC_HD inline void limit_counts(const uint32_t* bl, uint32_t longest, uint32_t 
     c[limit] += over;
     uint64_t kraft = 0;
     for (uint32_t l = 1; l <= limit; ++l) kraft += c[l] << (limit - l);
-    uint64_t excess = kraft > (uint64_t{1} << limit) ? kraft - (uint64_t{1} << limit) : 0;
-    uint32_t d = limit - 1;
-    while (excess > 0) {
-      while (d >= 1 && c[d] == 0) --d;
-      if (d == 0) {  // nothing left to split (cannot happen when 2^limit >= symbols)
-        c[limit] -= excess;
-        break;
-      }
-      const uint64_t unit = (uint64_t{1} << (limit - d)) - 1;
-      uint64_t n = div_small(excess, unit);
-      if (n > c[d]) n = c[d];
-      if (n) {
-        c[d] -= n;
-        c[limit] += n;
-        excess -= n * unit;
-      } else {  // part of one leaf: split it and go on one level down
-        c[limit] -= 1;
-        c[d] -= 1;
-        c[d + 1] += 2;
-        excess -= 1;
-        ++d;
-      }
-    }
+    if (kraft > (uint64_t{1} << limit)) limit_excess(c, limit, kraft - (uint64_t{1} << limit));
   }
   out[0] = 0;
   for (uint32_t l = 1; l <= kMaxLen; ++l) out[l] = l <= limit ? static_cast<uint32_t>(c[l]) : 0;
@@ -502,6 +462,10 @@ VLEC_HD inline uint32_t len_of_rank(const uint32_t* bound, uint32_t r) {
 // then a walk only where a length boundary falls inside the run.
 template <uint32_t N>
 VLEC_HD inline void lens_of_ranks(const uint32_t* bound, uint32_t r0, uint32_t (&len)[N]) {
+  if constexpr (N == 1) {  // one search, not two of the same rank
+    len[0] = len_of_rank(bound, r0);
+    return;
+  }
   uint32_t l = len_of_rank(bound, r0);
   const uint32_t last = len_of_rank(bound, r0 + N - 1);
   for (uint32_t i = 0; i < N; ++i) {
@@ -606,49 +570,6 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
     __syncthreads();
     return;
   }
-  if constexpr (!kStream) {
-    if (m <= kSerialTreeMax) {  // small alphabets: the two-queue loop on one thread
-      if (tid == 0) cl_tree_serial(m, g.leaf, g.node, R - 1, g.parent, g.leafkids);
-      __syncthreads();
-      // Depths by pointer jumping, all threads: depth[k] is the distance to
-      // anc[k] (parent[] is reused for anc: nothing reads it afterwards), and
-      // each round doubles the hop until every node's ancestor is the root.
-      constexpr uint32_t kPer = (kSerialTreeMax + NT - 1) / NT;
-      const uint32_t root = m - 2;
-      for (uint32_t k = tid; k <= root; k += NT) {
-        g.depth[k] = k == root ? 0 : 1;
-        if (k == root) g.parent[k] = static_cast<uint16_t>(root);
-      }
-      __syncthreads();
-      for (bool more = true; more;) {
-        uint32_t nd[kPer], na[kPer];
-#pragma unroll
-        for (uint32_t i = 0; i < kPer; ++i) {
-          const uint32_t k = tid + i * NT;
-          if (k <= root) {
-            const uint32_t a = g.parent[k];
-            nd[i] = g.depth[k] + g.depth[a];
-            na[i] = g.parent[a];
-          }
-        }
-        __syncthreads();
-        bool mine = false;
-#pragma unroll
-        for (uint32_t i = 0; i < kPer; ++i) {
-          const uint32_t k = tid + i * NT;
-          if (k <= root) {
-            g.depth[k] = static_cast<uint8_t>(nd[i]);
-            g.parent[k] = static_cast<uint16_t>(na[i]);
-            mine = mine || na[i] != root;
-          }
-        }
-        more = __syncthreads_or(mine);
-      }
-      cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
-      __syncthreads();
-      return;
-    }
-  }
   uint32_t xl = m;  // leaves fetched so far
   if (kStream) {
     xl = min_u32(m, LR);
@@ -736,6 +657,7 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   uint32_t phases = 0, tiles = 0;
   uint32_t fallback_tiles = 0;       // tiles that copied their B window from global memory
   uint32_t max_queue = 0;            // the most unconsumed internal nodes at a tile start
+  uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
   bool hazard = false;               // a slot read or written against the rules (see below)
 };
 
@@ -900,9 +822,11 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
 inline std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>& keys_desc, uint32_t nt,
                                                            uint32_t ipt, uint32_t lr, uint32_t r,
                                                            ClTrace* trace = nullptr) {
-  return ipt == 2 ? generate_cl_host<2>(keys_desc, nt, lr, r, trace)
-         : ipt == 4 ? generate_cl_host<4>(keys_desc, nt, lr, r, trace)
-                    : generate_cl_host<8>(keys_desc, nt, lr, r, trace);
+  return ipt == 2    ? generate_cl_host<2>(keys_desc, nt, lr, r, trace)
+         : ipt == 4  ? generate_cl_host<4>(keys_desc, nt, lr, r, trace)
+         : ipt == 8  ? generate_cl_host<8>(keys_desc, nt, lr, r, trace)
+         : ipt == 16 ? generate_cl_host<16>(keys_desc, nt, lr, r, trace)
+                     : generate_cl_host<32>(keys_desc, nt, lr, r, trace);
 }
 
 // The resident layout (every leaf and node in shared memory).
