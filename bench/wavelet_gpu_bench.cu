@@ -10,8 +10,11 @@
 // samples checksum, both definitions), the steps inside the pipeline (the
 // decoder's phase events), the embedded frames alone through
 // device::decompress and re-coded with smaller chunks, the ratio, and the
-// GPU's output compared with the CPU decoder's bytes. GPU compression is not there yet:
-// the program says so rather than print a figure.
+// GPU's output compared with the CPU decoder's bytes. Then the GPU writer
+// (device::wavelet_compress, device to device): median after warm-up, beside
+// the same copy, its host-timed steps (the encoder's waits: cuda/
+// wavelet_encode_kernels.hpp, encode_phases), its frame compared byte for
+// byte with the CPU writer's, and decoded again on the GPU.
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [image.pgm ...]
 #include <algorithm>
@@ -29,6 +32,7 @@
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
 #include "vlec/device.hpp"
@@ -101,7 +105,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
   im.width = size, im.height = size, im.planes = 1, im.dtype = DType::u16;
   const std::size_t n = im.samples(), bytes = 2 * n;
   auto t0 = std::chrono::steady_clock::now();
-  const std::vector<uint8_t> frame = wavelet_compress(in.samples.data(), im);
+  WaveletOptions cpu_writer;
+  cpu_writer.backend = Backend::cpu;
+  const std::vector<uint8_t> frame = wavelet_compress(in.samples.data(), im, cpu_writer);
   const double cpu_compress_s = seconds_since(t0);
   std::printf("\n%s\n  %zu x %zu u16: frame %zu bytes, ratio %.3f; CPU compress %.1f ms (%.2f GS/s)\n", in.name.c_str(),
               size, size, frame.size(), double(bytes) / frame.size(), 1e3 * cpu_compress_s, n / cpu_compress_s / 1e9);
@@ -259,7 +265,55 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  samples checksum alone, %s: %.3f ms%s\n", segmented ? "segmented (flag bit 2)" : "sequential",
                 ms, segmented ? "" : (h == checksum64(cpu_out.data(), bytes) ? " (== host XXH3)" : " (!= host XXH3)"));
   }
-  std::printf("  GPU compress: not implemented yet (the CPU writer made the frame)\n");
+
+  // The GPU writer, device to device.
+  {
+    DeviceBuffer<uint8_t> d_samples(bytes);
+    CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
+    const std::size_t cap = device::wavelet_compress_capacity(im, 0);
+    const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
+    DeviceBuffer<uint8_t> d_gframe(cap), d_etemp(etemp);
+    std::size_t gbytes = 0;
+    const float enc_ms = bench::median_ms(repeat, stream, [&] {
+      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+    });
+    std::vector<uint8_t> gframe(gbytes);
+    CUDA_CHECK(cudaMemcpy(gframe.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+    std::size_t diff = 0;
+    while (diff < std::min(gframe.size(), frame.size()) && gframe[diff] == frame[diff]) ++diff;
+    const bool same = gframe == frame;
+    std::printf("  GPU compress: %.3f ms, %.1f GS/s (%.1f GB/s of samples), %.3f of the copy's speed; temp %.0f MiB; "
+                "frame %zu bytes, %s the CPU writer's",
+                enc_ms, n / enc_ms / 1e6, bytes / enc_ms / 1e6, copy_ms / enc_ms, etemp / 1048576.0, gbytes,
+                same ? "==" : "!=");
+    if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
+    std::printf("\n");
+    cuda::wavelet_gpu::EncodePhases ph;
+    cuda::wavelet_gpu::encode_phases = &ph;
+    std::vector<std::vector<double>> parts(cuda::wavelet_gpu::EncodePhases::kCount - 1);
+    for (int r = 0; r < repeat; ++r) {
+      device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+      for (unsigned i = 0; i + 1 < cuda::wavelet_gpu::EncodePhases::kCount; ++i)
+        parts[i].push_back(1e3 * (ph.at[i + 1] - ph.at[i]));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    cuda::wavelet_gpu::encode_phases = nullptr;
+    static const char* const kSteps[] = {"wait 1 (checksum, 5/3, tops, gather)", "wait 2 (bins)", "host decisions",
+                                         "wait 3 (symbols, low bits, runs)", "codec choices", "wait 4 (embedded frames)",
+                                         "header + copies enqueued"};
+    std::printf("  inside the GPU compress (host clock, medians):");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      std::sort(parts[i].begin(), parts[i].end());
+      std::printf("%s %s %.3f ms", i ? ";" : "", kSteps[i], parts[i][parts[i].size() / 2]);
+    }
+    std::printf("\n");
+    const std::size_t dtemp = device::wavelet_decompress_temp_bytes(d_gframe.get(), gbytes);
+    DeviceBuffer<uint8_t> d_dtemp(dtemp);
+    device::wavelet_decompress(d_gframe.get(), gbytes, d_out.get(), bytes, d_dtemp.get(), dtemp, stream);
+    CUDA_CHECK(cudaMemcpy(gpu_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    std::printf("  GPU-written frame decoded on the GPU: %s the original\n",
+                std::memcmp(gpu_out.data(), in.samples.data(), bytes) == 0 ? "==" : "!=");
+  }
 }
 
 }  // namespace

@@ -38,7 +38,9 @@ struct WaveletOptions {
   unsigned levels = 0;
   bool colour_transform = true;  // JPEG 2000 reversible colour transform (RCT) on planes 0..2 when planes >= 3
   unsigned threads = 0;          // CPU threads; 0 = all hardware threads
-  Backend backend = Backend::automatic;  // the CPU codes wavelet frames for now (cuda is accepted, runs on the CPU)
+  // cuda: the GPU writes the frame (vlec/device_wavelet.hpp; the same bytes);
+  // automatic: the GPU where one is usable, else the CPU; cpu: the CPU.
+  Backend backend = Backend::automatic;
   // Bytes that decompress() writes before the samples, stored verbatim (at
   // most kWaveletMaxPrefixBytes): the CLI keeps a PGM/PPM header here, so
   // that `vlec -d` restores the file byte for byte.

@@ -23,6 +23,11 @@ bool can_decode_wavelet(const wavelet::ParsedWavelet&) { return false; }
 void decompress_wavelet(const wavelet::ParsedWavelet&, uint8_t*) {
   SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
 }
+bool can_encode_wavelet(const WaveletImage&) { return false; }
+std::vector<uint8_t> compress_wavelet(const void*, const WaveletImage&, const WaveletOptions&) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+  return {};
+}
 
 }  // namespace vlec::cuda
 

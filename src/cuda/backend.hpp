@@ -39,4 +39,13 @@ bool can_decode_wavelet(const wavelet::ParsedWavelet& frame);
 // wavelet::decompress on the CPU.
 void decompress_wavelet(const wavelet::ParsedWavelet& frame, uint8_t* out);
 
+// Whether the GPU writes wavelet frames of this image: every axis below 2^30
+// samples (the device 5/3 transform's limit).
+bool can_encode_wavelet(const WaveletImage& image);
+
+// Write a wavelet frame of host samples on the GPU (cuda/wavelet_encode.cu):
+// the same bytes and errors as wavelet::compress on the CPU with the default
+// tuning.
+std::vector<uint8_t> compress_wavelet(const void* samples, const WaveletImage& image, const WaveletOptions& options);
+
 }  // namespace vlec::cuda

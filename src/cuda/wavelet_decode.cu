@@ -20,8 +20,6 @@
 // written to the coefficients' region (free after the inverse transform),
 // hashed there and copied to the output.
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,6 +28,7 @@
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_decode.hpp"
+#include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "vlec/device_dwt.hpp"
@@ -51,49 +50,6 @@ constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform'
 static_assert(kChecksumSegmentBytes == wavelet::kChecksumSegmentBytes, "one segment size for CPU and GPU");
 
 std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-// The embedded frames decode side by side on these streams: the device
-// decoder gives one warp to each 65,536-element chunk, so even the largest
-// group of an 8192^2 image fills only a part of an H100, and the groups are
-// independent. One set per device, made on first use and kept (creating
-// streams per call would cost more than a small group's decode); each call
-// forks from and joins back to the caller's stream with its own events, so
-// calls from several host threads stay ordered on their own streams.
-constexpr unsigned kSideStreams = 4;
-
-const std::vector<cudaStream_t>& side_streams() {
-  static std::mutex mutex;
-  static std::map<int, std::vector<cudaStream_t>> pools;  // references stay valid as devices are added
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  std::vector<cudaStream_t>& pool = pools[device];
-  if (pool.empty()) {
-    std::vector<cudaStream_t> made(kSideStreams);
-    for (cudaStream_t& s : made) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    pool = made;
-  }
-  return pool;
-}
-
-// Events of one call, destroyed when it returns (a destroyed event that is
-// still pending completes normally).
-class CallEvents {
- public:
-  ~CallEvents() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  cudaEvent_t record(cudaStream_t stream) {
-    cudaEvent_t e;
-    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    events_.push_back(e);
-    CUDA_CHECK(cudaEventRecord(e, stream));
-    return e;
-  }
-
- private:
-  std::vector<cudaEvent_t> events_;
-};
 
 // Host copy of `bytes` device bytes at `src`, on the caller's stream (so it
 // follows whatever the caller enqueued before), waited for.
@@ -299,9 +255,8 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   // caller's stream holds so far; join: the caller's stream waits for all.
   const std::vector<cudaStream_t>& side = side_streams();
   CallEvents events;
-  const cudaEvent_t fork = events.record(stream);
   const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
-  for (std::size_t i = 0; i < used; ++i) CUDA_CHECK(cudaStreamWaitEvent(side[i], fork, 0));
+  fork_side_streams(events, stream, used);
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
     p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
     p.groups[g].low = payload + h.groups[g].bits_offset;
@@ -309,7 +264,7 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
     decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
                         d_temp + L.frame_temp[g], L.frame_temp_bytes[g], side[g % side.size()]);
   }
-  for (std::size_t i = 0; i < used; ++i) CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(side[i]), 0));
+  join_side_streams(events, stream, used);
   phase(1);
   // Pageable sources: cudaMemcpyAsync returns once the bytes are staged, so
   // the host vectors may go when this function returns.

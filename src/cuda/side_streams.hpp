@@ -1,0 +1,44 @@
+// cuda/side_streams.hpp: a few streams per device on which the wavelet
+// decoder and encoder run the embedded frames of their groups side by side
+// (cuda/wavelet_decode.cu, cuda/wavelet_encode.cu), and the events that
+// fork them from and join them back to the caller's stream.
+//
+// The device frame coders give one warp or block to each 65,536-element
+// chunk, so even the largest group of an 8192^2 image fills only a part of
+// an H100, and the groups are independent. One set per device, made on first
+// use and kept (creating streams per call would cost more than a small
+// group's frame); each call forks and joins with its own events, so calls
+// from several host threads stay ordered on their own streams.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace vlec::cuda {
+
+constexpr unsigned kSideStreams = 4;
+
+// The current device's side streams (non-blocking, kSideStreams of them).
+const std::vector<cudaStream_t>& side_streams();
+
+// Events of one call, destroyed when it returns (a destroyed event that is
+// still pending completes normally).
+class CallEvents {
+ public:
+  CallEvents() = default;
+  CallEvents(const CallEvents&) = delete;
+  CallEvents& operator=(const CallEvents&) = delete;
+  ~CallEvents();
+  cudaEvent_t record(cudaStream_t stream);
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+// Makes the first `used` side streams wait for what `stream` holds so far.
+void fork_side_streams(CallEvents& events, cudaStream_t stream, std::size_t used);
+// Makes `stream` wait for what the first `used` side streams hold so far.
+void join_side_streams(CallEvents& events, cudaStream_t stream, std::size_t used);
+
+}  // namespace vlec::cuda

@@ -1,0 +1,518 @@
+// cuda/wavelet_encode.cu: the GPU writer of wavelet frames
+// (vlec/device_wavelet.hpp; docs/FORMAT.md §10), byte for byte the CPU
+// writer's frame (wavelet/encode.cpp).
+//
+// The data stays on the GPU; the decisions are made on the host with the
+// CPU writer's own code (wavelet/encode_plan.hpp) from small statistics:
+//  1. samples checksum (segmented, of a byte-swapped copy for big-endian
+//     output); planes split (+ RCT) and forward 5/3 per plane
+//     (vlec/device_dwt.hpp); per subband box: large boxes' largest zigzag
+//     value and histogram at k0 on the GPU, small boxes' coefficients
+//     gathered into one array. Wait 1 reads the tops, the gathered
+//     coefficients and the checksum; wait 2 the used bins of each large
+//     box's histogram (k0 and the bin count follow from the top).
+//  2. Host: the groups, splits and shifts (plan_encode, group_shift), the
+//     same calls the CPU writer makes on the same statistics.
+//  3. One kernel writes every group's symbols and packed low bits and counts
+//     its symbol runs; wait 3 reads the run counts. Groups with long runs
+//     (runs <= n / 3) need cpu::choose_codec over their symbols: those are
+//     copied to the host (one more wait each), the rest are Huffman.
+//  4. Every group's embedded frame by device::compress with that codec, on
+//     the side streams (groups are independent); wait 4 reads their sizes.
+//  5. Host: the header area (finish_header); then the header area and every
+//     group's frame and low bits are copied into the output, on the stream.
+// So 4 waits plus one per run-heavy group; each reads a few bytes to a few
+// MB (the large boxes' used histogram bins, 8 bytes each).
+//
+// Temp storage is sized from the shape alone (the query cannot see the
+// data): every region holds the largest of the groupings the writer may
+// choose (each level whole or split), symbols of 2 bytes and 24 low bits per
+// coefficient, every codec's temp. The embedded frames share the
+// coefficients' region (the symbols kernel has consumed it before the
+// first frame is written).
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "cuda/backend.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/side_streams.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_encode_kernels.hpp"
+#include "vlec/device_dwt.hpp"
+#include "vlec/device_wavelet.hpp"
+#include "vlec/vlec.hpp"
+#include "wavelet/coefficients.hpp"
+#include "wavelet/encode_plan.hpp"
+#include "wavelet/samples_checksum.hpp"
+
+namespace vlec::cuda {
+
+wavelet_gpu::EncodePhases* wavelet_gpu::encode_phases = nullptr;
+
+namespace {
+
+namespace wg = wavelet_gpu;
+
+void phase(unsigned i) {
+  if (wg::encode_phases)
+    wg::encode_phases->at[i] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+using wavelet::Box;
+using wavelet::GroupSpec;
+using wavelet::Subbands;
+using wavelet::ValueStats;
+
+constexpr std::size_t kAlign = 256;
+constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
+// Boxes of at most this many coefficients are counted on the host (4 bytes
+// each to copy, against up to 65,536 bins of 8 bytes for a GPU histogram).
+constexpr uint64_t kHostStatsLimit = 65536;
+constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
+
+uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+device::CompressOptions frame_options(Codec codec, DType type) {
+  device::CompressOptions o;
+  o.codec = codec;
+  o.dtype = type;
+  o.chunk_elements = kDefaultChunkElements;
+  return o;
+}
+
+// Every subband box of every plane, in a fixed order (plane, low band, then
+// levels 1..L, kinds 1..7), with where its statistics come from.
+struct StatBox {
+  unsigned plane = 0;
+  Box box;
+  bool large = false;
+  uint32_t slot = 0;   // large: histogram slot and top index
+  uint64_t dest = 0;   // small: first index in the gathered array
+};
+
+using BoxKey = std::array<uint64_t, 7>;
+BoxKey key_of(unsigned plane, const Box& b) { return {plane, b.x0, b.y0, b.z0, b.nx, b.ny, b.nz}; }
+
+// The data-independent sizes of one image's encode.
+struct Layout {
+  DwtShape shape;
+  uint64_t pixels = 0;
+  std::vector<StatBox> boxes;
+  uint32_t large = 0;         // large boxes
+  uint64_t small_values = 0;  // coefficients of small boxes
+  uint64_t tiles = 0;         // tiles over all boxes
+  std::size_t max_groups = 0;
+  // Region offsets and sizes.
+  std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, stat_tiles = 0, sym_boxes = 0,
+              sym_tiles = 0, hist = 0, small = 0, planar = 0, coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
+              frame_temp = 0;
+  std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
+              frame_temp_bytes = 0, total = 0;
+};
+
+uint64_t tiles_of(uint64_t n) { return (n + wg::kTileValues - 1) / wg::kTileValues; }
+
+// The largest sum over groups of `bytes(n)` that any grouping the writer may
+// choose gives: per plane the merged coarse group, and per level the larger
+// of the whole level and its subbands one by one.
+template <typename Bytes>
+uint64_t grouping_bound(const Subbands& sb, unsigned planes, Bytes&& bytes) {
+  std::map<std::array<unsigned, 3>, std::array<uint64_t, 2>> per;  // (plane, level, merged) -> (whole, split)
+  for (int split = 0; split < 2; ++split)
+    for (const GroupSpec& s : wavelet::plan_groups(sb, planes, [&](unsigned, unsigned) { return split == 1; })) {
+      const bool merged = (s.mask & wavelet::kLowBandBit) != 0;
+      per[{s.plane, s.level_first, merged}][split] += bytes(wavelet::group_samples(sb.boxes(s)));
+    }
+  uint64_t total = 0;
+  for (const auto& kv : per) total += std::max(kv.second[0], kv.second[1]);
+  return total;
+}
+
+Layout make_layout(const WaveletImage& im, unsigned levels) {
+  Layout L;
+  L.shape = DwtShape{im.width, im.height, im.depth};
+  L.pixels = L.shape.samples();
+  const Subbands sb(L.shape, levels);
+  for (unsigned p = 0; p < im.planes; ++p) {
+    std::vector<Box> bs{sb.low_band()};
+    for (unsigned l = 1; l <= levels; ++l)
+      for (unsigned k = 1; k < wavelet::kKinds; ++k)
+        if (sb.detail(l, k).samples()) bs.push_back(sb.detail(l, k));
+    for (const Box& b : bs) {
+      StatBox s;
+      s.plane = p;
+      s.box = b;
+      s.large = b.samples() > kHostStatsLimit;
+      if (s.large) {
+        s.slot = L.large++;
+      } else {
+        s.dest = L.small_values;
+        L.small_values += b.samples();
+      }
+      L.tiles += tiles_of(b.samples());
+      L.boxes.push_back(s);
+    }
+  }
+  L.max_groups = wavelet::plan_groups(sb, im.planes, [](unsigned, unsigned) { return true; }).size();
+  const uint64_t total = L.pixels * im.planes;
+  const uint64_t frames_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
+    return round_up(device::compress_capacity(n, frame_options(Codec::huffman, DType::u16)));
+  });
+  L.coeffs_bytes = std::max<uint64_t>(4 * total, frames_bytes);
+  L.symbols_bytes = grouping_bound(sb, im.planes, [](uint64_t n) { return round_up(2 * n); });
+  L.low_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
+    return round_up(wavelet::low_bits_bytes(n, wavelet::kMaxShift));
+  });
+  L.dwt_bytes = device::dwt53_temp_bytes(L.shape, levels);
+  L.hash_bytes = samples_checksum_temp_bytes(total * dtype_bytes(im.dtype), true);
+  // Any group's frame, any codec and symbol type: the largest temp.
+  std::size_t frame_temp = 0;
+  for (int split = 0; split < 2; ++split)
+    for (const GroupSpec& s : wavelet::plan_groups(sb, im.planes, [&](unsigned, unsigned) { return split == 1; }))
+      for (Codec c : {Codec::huffman, Codec::rle, Codec::rle_huffman, Codec::raw})
+        for (DType t : {DType::u8, DType::u16})
+          frame_temp = std::max(frame_temp,
+                                device::compress_temp_bytes(wavelet::group_samples(sb.boxes(s)), frame_options(c, t)));
+  L.frame_temp_bytes = round_up(frame_temp);
+
+  std::size_t at = 0;
+  auto take = [&](std::size_t n) {
+    const std::size_t here = at;
+    at += round_up(std::max<std::size_t>(n, 1));
+    return here;
+  };
+  L.status = take(8 * kStatusWords);
+  L.tops = take(4 * std::size_t{L.large});
+  L.runs = take(8 * L.max_groups);
+  L.sizes = take(16 * L.max_groups);
+  L.groups = take(sizeof(wg::EncodeGroup) * L.max_groups);
+  L.stat_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
+  L.stat_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
+  L.sym_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
+  L.sym_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
+  L.hist = take(8 * std::size_t{wg::kHistBins} * L.large);
+  L.small = take(4 * L.small_values);
+  L.planar = take(im.planes > 1 ? 4 * total : 0);
+  L.coeffs = take(L.coeffs_bytes);
+  L.symbols = take(L.symbols_bytes);
+  L.low = take(L.low_bytes);
+  L.dwt = take(L.dwt_bytes);
+  L.hash = take(L.hash_bytes);
+  L.frame_temp = take(L.frame_temp_bytes * kSideStreams);
+  L.total = at;
+  return L;
+}
+
+// Host copy of device bytes on `stream` (no wait: the caller waits once for several).
+template <typename T>
+void copy_to_host(std::vector<T>& dst, const void* src, std::size_t count, cudaStream_t stream) {
+  dst.resize(count);
+  if (count) CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+}
+
+template <typename T>
+void copy_to_device(void* dst, const std::vector<T>& src, cudaStream_t stream) {
+  // Pageable sources: cudaMemcpyAsync returns once the bytes are staged.
+  if (!src.empty()) CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+
+void check_image(const WaveletImage& im) {
+  SAFETY_CHECK(im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis, ErrorCode::unavailable,
+               "the GPU writes wavelet frames with axes below 2^30 samples, not ", im.width, " x ", im.height, " x ",
+               im.depth);
+}
+
+// Tiles of the boxes (box index order).
+std::vector<wg::EncodeTile> tiles_for(const std::vector<wg::EncodeBox>& boxes) {
+  std::vector<wg::EncodeTile> tiles;
+  for (uint32_t b = 0; b < boxes.size(); ++b)
+    for (uint64_t at = 0; at < boxes[b].n; at += wg::kTileValues) {
+      wg::EncodeTile t;
+      t.start = at;
+      t.box = b;
+      t.count = static_cast<uint32_t>(std::min<uint64_t>(wg::kTileValues, boxes[b].n - at));
+      tiles.push_back(t);
+    }
+  return tiles;
+}
+
+wg::EncodeBox encode_box(const Box& b, uint64_t plane_base) {
+  wg::EncodeBox e;
+  e.plane_base = plane_base;
+  e.x0 = b.x0, e.y0 = b.y0, e.z0 = b.z0, e.nx = b.nx, e.ny = b.ny;
+  e.n = b.samples();
+  return e;
+}
+
+}  // namespace
+
+}  // namespace vlec::cuda
+
+namespace vlec::device {
+
+std::size_t wavelet_compress_capacity(const WaveletImage& image, std::size_t prefix_bytes) {
+  return wavelet_compress_bound(image, prefix_bytes);
+}
+
+std::size_t wavelet_compress_temp_bytes(const WaveletImage& image, const WaveletOptions& options) {
+  const wavelet::Header h = wavelet::writer_header(image, options);
+  cuda::check_image(image);
+  return cuda::make_layout(image, h.levels).total;
+}
+
+std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void* d_frame_v, std::size_t capacity,
+                             void* d_temp_v, std::size_t temp_bytes, Stream stream, const WaveletOptions& o) {
+  using namespace cuda;
+  wavelet::Header h = wavelet::writer_header(im, o);
+  check_image(im);
+  const Layout L = make_layout(im, h.levels);
+  VLEC_REQUIRE(d_samples != nullptr && reinterpret_cast<uintptr_t>(d_samples) % 16 == 0,
+               "the samples must be 16-byte aligned device memory");
+  VLEC_REQUIRE(d_frame_v != nullptr && reinterpret_cast<uintptr_t>(d_frame_v) % 8 == 0,
+               "the frame buffer must be 8-byte aligned device memory");
+  VLEC_REQUIRE(temp_bytes >= L.total, "temporary storage of ", temp_bytes, " bytes is below the ", L.total, " needed");
+  VLEC_REQUIRE(d_temp_v != nullptr && reinterpret_cast<uintptr_t>(d_temp_v) % kAlign == 0,
+               "temporary storage must be 256-byte aligned (as cudaMalloc returns it)");
+  const unsigned threads = resolve_threads(o.threads, ~std::size_t{0});
+  auto* t = static_cast<uint8_t*>(d_temp_v);
+  auto* d_frame = static_cast<uint8_t*>(d_frame_v);
+  auto* status = reinterpret_cast<uint64_t*>(t + L.status);
+  auto* coeffs = reinterpret_cast<int32_t*>(t + L.coeffs);
+  const uint64_t total = L.pixels * im.planes;
+  const unsigned width = static_cast<unsigned>(dtype_bytes(im.dtype));
+  const uint64_t sample_bytes = total * width;
+
+  // 1. Checksum, planes, transform, statistics.
+  phase(0);
+  CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * kStatusWords, stream));
+  const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
+  if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
+    wg::launch_swap16(static_cast<const uint16_t*>(d_samples), reinterpret_cast<uint16_t*>(t + L.symbols), total,
+                      stream);
+    hashed = t + L.symbols;
+  }
+  samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, stream);
+  if (im.planes == 1) {
+    device::dwt53_forward(d_samples, im.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, coeffs, L.shape,
+                          h.levels, status + kStatusDwt, t + L.dwt, L.dwt_bytes, stream);
+  } else {
+    auto* planar = reinterpret_cast<int32_t*>(t + L.planar);
+    wg::launch_split(d_samples, width, im.planes, h.rct, L.pixels, planar, stream);
+    for (unsigned p = 0; p < im.planes; ++p)
+      device::dwt53_forward(planar + p * L.pixels, DwtSample::i32, coeffs + p * L.pixels, L.shape, h.levels,
+                            status + kStatusDwt + p, t + L.dwt, L.dwt_bytes, stream);
+  }
+  wg::PlaneGeometry geo;
+  geo.coeffs = coeffs;
+  geo.width = L.shape.nx;
+  geo.height = L.shape.ny;
+  std::vector<wg::EncodeBox> large_boxes, small_boxes;
+  for (const StatBox& s : L.boxes) {
+    wg::EncodeBox e = encode_box(s.box, s.plane * L.pixels);
+    e.slot = s.slot;
+    e.dest = s.dest;
+    (s.large ? large_boxes : small_boxes).push_back(e);
+  }
+  const std::vector<wg::EncodeTile> large_tiles = tiles_for(large_boxes), small_tiles = tiles_for(small_boxes);
+  auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
+  auto* stat_tiles = reinterpret_cast<wg::EncodeTile*>(t + L.stat_tiles);
+  copy_to_device(stat_boxes, large_boxes, stream);
+  copy_to_device(stat_boxes + large_boxes.size(), small_boxes, stream);
+  copy_to_device(stat_tiles, large_tiles, stream);
+  copy_to_device(stat_tiles + large_tiles.size(), small_tiles, stream);
+  auto* tops = reinterpret_cast<uint32_t*>(t + L.tops);
+  auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
+  auto* small = reinterpret_cast<int32_t*>(t + L.small);
+  if (L.large) {
+    CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
+    CUDA_CHECK(cudaMemsetAsync(hist, 0, 8 * std::size_t{wg::kHistBins} * L.large, stream));
+  }
+  const auto large_tile_count = static_cast<uint32_t>(large_tiles.size());
+  wg::launch_tops(geo, stat_boxes, stat_tiles, large_tile_count, tops, stream);
+  wg::launch_histogram(geo, stat_boxes, stat_tiles, large_tile_count, tops, hist, stream);
+  wg::launch_gather(geo, stat_boxes + large_boxes.size(), stat_tiles + large_tiles.size(),
+                    static_cast<uint32_t>(small_tiles.size()), small, stream);
+  std::vector<uint64_t> st;
+  std::vector<uint32_t> host_tops;
+  std::vector<int32_t> host_small;
+  copy_to_host(st, status, kStatusWords, stream);
+  copy_to_host(host_tops, tops, L.large, stream);
+  copy_to_host(host_small, small, L.small_values, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 1
+  phase(1);
+  for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
+    SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
+                 " reported sample ", st[kStatusDwt + p], " out of range");
+  h.samples_checksum = st[kStatusHash];
+  std::vector<ValueStats> stats(L.boxes.size());
+  for (std::size_t i = 0; i < L.boxes.size(); ++i) {
+    const StatBox& s = L.boxes[i];
+    ValueStats& v = stats[i];
+    if (!s.large) {
+      const uint64_t n = s.box.samples();
+      v = wavelet::value_stats(host_small.data() + s.dest, DwtShape{n, 1, 1}, {Box{0, 0, 0, n, 1, 1}});
+      continue;
+    }
+    v.n = s.box.samples();
+    v.top = host_tops[s.slot];
+    const uint32_t bins = (v.top >> wavelet::shift_rule::smallest_shift(v.top)) + 1;
+    copy_to_host(v.hist, hist + uint64_t{s.slot} * wg::kHistBins, bins, stream);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 2
+  phase(2);
+
+  // 2. The writer's decisions, by the CPU writer's code.
+  std::map<BoxKey, std::size_t> index;
+  for (std::size_t i = 0; i < L.boxes.size(); ++i) index[key_of(L.boxes[i].plane, L.boxes[i].box)] = i;
+  const Subbands sb(L.shape, h.levels);
+  const wavelet::EncodePlan plan =
+      wavelet::plan_encode(sb, im.planes, threads, {}, [&](unsigned p, const std::vector<Box>& boxes) {
+        std::vector<const ValueStats*> parts;
+        for (const Box& b : boxes) parts.push_back(&stats[index.at(key_of(p, b))]);
+        return parts.size() == 1 ? *parts[0] : wavelet::merge_stats(parts);
+      });
+  const std::size_t G = plan.specs.size();
+  SAFETY_CHECK(G <= L.max_groups, ErrorCode::cuda_error, "wavelet plan of ", G, " groups is above the bound ",
+               L.max_groups);
+  std::vector<unsigned> shifts(G);
+  std::vector<uint64_t> counts(G);
+  std::vector<DType> types(G);
+  std::vector<wg::EncodeGroup> groups(G);
+  std::vector<wg::EncodeBox> sym_boxes;
+  std::vector<std::size_t> sym_at(G), low_at(G);
+  std::size_t sym_used = 0, low_used = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    shifts[g] = wavelet::group_shift(plan.stats[g], {});
+    types[g] = wavelet::symbol_type(plan.stats[g].top, shifts[g]);
+    const GroupSpec& s = plan.specs[g];
+    uint64_t n = 0, prev = ~0ull;
+    for (const Box& b : sb.boxes(s)) {
+      wg::EncodeBox e = encode_box(b, s.plane * L.pixels);
+      e.dest = n;
+      e.prev = prev;
+      e.group = static_cast<uint32_t>(g);
+      sym_boxes.push_back(e);
+      n += b.samples();
+      prev = e.plane_base + (b.x0 + b.nx - 1) + L.shape.nx * ((b.y0 + b.ny - 1) + L.shape.ny * (b.z0 + b.nz - 1));
+    }
+    counts[g] = n;
+    sym_at[g] = sym_used;
+    low_at[g] = low_used;
+    sym_used += round_up(n * dtype_bytes(types[g]));
+    low_used += round_up(wavelet::low_bits_bytes(n, shifts[g]));
+    groups[g].symbols = t + L.symbols + sym_at[g];
+    groups[g].low = reinterpret_cast<uint32_t*>(t + L.low + low_at[g]);
+    groups[g].width = static_cast<uint32_t>(dtype_bytes(types[g]));
+    groups[g].shift = shifts[g];
+  }
+  SAFETY_CHECK(sym_used <= L.symbols_bytes && low_used <= L.low_bytes && sym_boxes.size() <= L.boxes.size(),
+               ErrorCode::cuda_error, "wavelet encode regions exceeded");
+
+  // 3. Symbols, low bits, runs.
+  phase(3);
+  const std::vector<wg::EncodeTile> sym_tiles = tiles_for(sym_boxes);
+  copy_to_device(t + L.sym_boxes, sym_boxes, stream);
+  copy_to_device(t + L.sym_tiles, sym_tiles, stream);
+  copy_to_device(t + L.groups, groups, stream);
+  auto* runs = reinterpret_cast<unsigned long long*>(t + L.runs);
+  CUDA_CHECK(cudaMemsetAsync(runs, 0, 8 * G, stream));
+  if (low_used) CUDA_CHECK(cudaMemsetAsync(t + L.low, 0, low_used, stream));
+  wg::launch_symbols(geo, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
+                     reinterpret_cast<const wg::EncodeTile*>(t + L.sym_tiles), static_cast<uint32_t>(sym_tiles.size()),
+                     reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs, stream);
+  std::vector<uint64_t> host_runs;
+  copy_to_host(host_runs, runs, G, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 3
+  phase(4);
+  std::vector<Codec> codecs(G, Codec::huffman);
+  std::vector<uint8_t> symbols;
+  for (std::size_t g = 0; g < G; ++g) {
+    if (wavelet::runs_pick_huffman(host_runs[g], counts[g])) continue;
+    copy_to_host(symbols, t + L.symbols + sym_at[g], counts[g] * dtype_bytes(types[g]), stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // one wait per run-heavy group
+    codecs[g] = wavelet::embedded_codec(host_runs[g], counts[g], symbols.data(), types[g], threads);
+  }
+
+  // 4. The embedded frames, side by side (the coefficients' region is free now).
+  phase(5);
+  const std::vector<cudaStream_t>& side = side_streams();
+  auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
+  std::vector<std::size_t> frame_at(G);
+  std::size_t frames_used = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    frame_at[g] = frames_used;
+    frames_used += round_up(device::compress_capacity(counts[g], frame_options(codecs[g], types[g])));
+  }
+  SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
+  CallEvents events;
+  const std::size_t used = std::min<std::size_t>(side.size(), G);
+  fork_side_streams(events, stream, used);
+  for (std::size_t g = 0; g < G; ++g) {
+    const device::CompressOptions fo = frame_options(codecs[g], types[g]);
+    const std::size_t s = g % side.size();
+    device::compress(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
+                     device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
+                     t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo);
+  }
+  join_side_streams(events, stream, used);
+  std::vector<uint64_t> host_sizes;
+  copy_to_host(host_sizes, sizes, 2 * G, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 4
+  phase(6);
+  std::vector<uint64_t> frame_bytes(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    SAFETY_CHECK(host_sizes[2 * g + 1] == ~0ull, ErrorCode::cuda_error, "wavelet group ", g,
+                 ": the device frame coder reported ", host_sizes[2 * g + 1]);
+    frame_bytes[g] = host_sizes[2 * g];
+  }
+
+  // 5. Header area, then the groups' frames and low bits, in place.
+  uint64_t frame_total = 0;
+  const std::vector<uint8_t> area = wavelet::finish_header(h, plan.specs, shifts, counts, frame_bytes, &frame_total);
+  SAFETY_CHECK(frame_total <= capacity, ErrorCode::output_too_small, "wavelet frame needs ", frame_total,
+               " bytes but the output buffer holds ", capacity);
+  copy_to_device(d_frame, area, stream);
+  uint8_t* payload = d_frame + area.size();
+  for (std::size_t g = 0; g < G; ++g) {
+    const wavelet::Group& gr = h.groups[g];
+    CUDA_CHECK(cudaMemcpyAsync(payload + gr.frame_offset, t + L.coeffs + frame_at[g], gr.frame_bytes,
+                               cudaMemcpyDeviceToDevice, stream));
+    const uint64_t low = wavelet::low_bits_bytes(counts[g], shifts[g]);
+    if (low)
+      CUDA_CHECK(cudaMemcpyAsync(payload + gr.bits_offset, t + L.low + low_at[g], low, cudaMemcpyDeviceToDevice,
+                                 stream));
+  }
+  phase(7);
+  return frame_total;
+}
+
+}  // namespace vlec::device
+
+namespace vlec::cuda {
+
+bool can_encode_wavelet(const WaveletImage& im) {
+  return im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis;
+}
+
+std::vector<uint8_t> compress_wavelet(const void* samples, const WaveletImage& im, const WaveletOptions& o) {
+  wavelet::writer_header(im, o);  // the argument checks, before any allocation
+  VLEC_REQUIRE(samples != nullptr, "null sample buffer");
+  const uint64_t bytes = im.samples() * dtype_bytes(im.dtype);
+  DeviceBuffer<uint8_t> d_samples(std::max<uint64_t>(bytes, 16));
+  DeviceBuffer<uint8_t> d_frame(device::wavelet_compress_capacity(im, o.container_prefix.size()));
+  DeviceBuffer<uint8_t> d_temp(device::wavelet_compress_temp_bytes(im, o));
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), samples, bytes, cudaMemcpyHostToDevice));
+  const std::size_t n = device::wavelet_compress(d_samples.get(), im, d_frame.get(), d_frame.size(), d_temp.get(),
+                                                 d_temp.size(), nullptr, o);
+  std::vector<uint8_t> frame(n);
+  CUDA_CHECK(cudaMemcpy(frame.data(), d_frame.get(), n, cudaMemcpyDeviceToHost));
+  return frame;
+}
+
+}  // namespace vlec::cuda

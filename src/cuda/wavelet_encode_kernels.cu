@@ -1,0 +1,227 @@
+// cuda/wavelet_encode_kernels.cu: see wavelet_encode_kernels.hpp.
+#include "cuda/wavelet_encode_kernels.hpp"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "wavelet/shift_rule.hpp"
+
+namespace vlec::cuda::wavelet_gpu {
+
+namespace {
+
+constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
+// Histograms of up to this many bins are counted in shared memory (32 KiB).
+constexpr uint32_t kSharedBins = 8192;
+// Shared low-bit words of one tile: kTileValues values of up to 24 bits, plus
+// the partial words at both ends.
+constexpr uint32_t kTileWords = (kTileValues * 24 + 31) / 32 + 2;
+
+struct MaxOp {
+  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+__device__ __forceinline__ uint32_t zigzag(int32_t c) {
+  return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31);
+}
+
+// Array index of coefficient t (box-relative, coefficient order) of box b.
+__device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, const EncodeBox& b, uint64_t t) {
+  uint64_t row, x;
+  if (t < (uint64_t{1} << 32) && b.nx < (uint64_t{1} << 32)) {  // 32-bit division where it fits (always, in practice)
+    const uint32_t r = static_cast<uint32_t>(t) / static_cast<uint32_t>(b.nx);
+    row = r, x = t - uint64_t{r} * b.nx;
+  } else {
+    row = t / b.nx, x = t - row * b.nx;
+  }
+  uint64_t y, z;
+  if (row < (uint64_t{1} << 32) && b.ny < (uint64_t{1} << 32)) {
+    const uint32_t zz = static_cast<uint32_t>(row) / static_cast<uint32_t>(b.ny);
+    z = zz, y = row - uint64_t{zz} * b.ny;
+  } else {
+    z = row / b.ny, y = row - z * b.ny;
+  }
+  return b.plane_base + (b.x0 + x) + g.width * ((b.y0 + y) + g.height * (b.z0 + z));
+}
+
+template <typename T>
+__global__ void split_kernel(const T* samples, unsigned planes, bool rct, uint64_t pixels, int32_t* planar) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < pixels; i += uint64_t{gridDim.x} * blockDim.x) {
+    const T* px = samples + i * planes;
+    unsigned p = 0;
+    if (rct) {
+      const int32_t r = px[0], g = px[1], b = px[2];
+      planar[i] = (r + 2 * g + b) >> 2;
+      planar[pixels + i] = b - g;
+      planar[2 * pixels + i] = r - g;
+      p = 3;
+    }
+    for (; p < planes; ++p) planar[p * pixels + i] = px[p];
+  }
+}
+
+__global__ void swap16_kernel(const uint16_t* in, uint16_t* out, uint64_t count) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count; i += uint64_t{gridDim.x} * blockDim.x) {
+    const uint16_t v = in[i];
+    out[i] = static_cast<uint16_t>((v >> 8) | (v << 8));
+  }
+}
+
+__global__ void __launch_bounds__(kEncodeThreads) tops_kernel(PlaneGeometry g, const EncodeBox* boxes,
+                                                              const EncodeTile* tiles, uint32_t* tops) {
+  using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const EncodeTile tile = tiles[blockIdx.x];
+  const EncodeBox b = boxes[tile.box];
+  uint32_t top = 0;
+  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads)
+    top = max(top, zigzag(g.coeffs[coefficient_index(g, b, tile.start + j)]));
+  const uint32_t block_top = Reduce(scratch).Reduce(top, MaxOp{});
+  if (threadIdx.x == 0) atomicMax(&tops[b.slot], block_top);
+}
+
+__global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
+                                                                   const EncodeTile* tiles, const uint32_t* tops,
+                                                                   unsigned long long* hist) {
+  __shared__ uint32_t counts[kSharedBins];
+  const EncodeTile tile = tiles[blockIdx.x];
+  const EncodeBox b = boxes[tile.box];
+  const uint32_t top = tops[b.slot];
+  const unsigned k0 = wavelet::shift_rule::smallest_shift(top);
+  const uint32_t bins = (top >> k0) + 1;  // <= 65,536 = kHistBins
+  unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
+  if (bins > kSharedBins) {
+    for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads)
+      atomicAdd(&out[zigzag(g.coeffs[coefficient_index(g, b, tile.start + j)]) >> k0], 1ull);
+    return;
+  }
+  for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads) counts[s] = 0;
+  __syncthreads();
+  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads)
+    atomicAdd(&counts[zigzag(g.coeffs[coefficient_index(g, b, tile.start + j)]) >> k0], 1u);
+  __syncthreads();
+  for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads)
+    if (counts[s]) atomicAdd(&out[s], static_cast<unsigned long long>(counts[s]));
+}
+
+__global__ void __launch_bounds__(kEncodeThreads) gather_kernel(PlaneGeometry g, const EncodeBox* boxes,
+                                                                const EncodeTile* tiles, int32_t* out) {
+  const EncodeTile tile = tiles[blockIdx.x];
+  const EncodeBox b = boxes[tile.box];
+  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads)
+    out[b.dest + tile.start + j] = g.coeffs[coefficient_index(g, b, tile.start + j)];
+}
+
+__global__ void __launch_bounds__(kEncodeThreads) symbols_kernel(PlaneGeometry g, const EncodeBox* boxes,
+                                                                 const EncodeTile* tiles, const EncodeGroup* groups,
+                                                                 unsigned long long* runs) {
+  using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
+  __shared__ typename Reduce::TempStorage scratch;
+  __shared__ uint32_t words[kTileWords];
+  const EncodeTile tile = tiles[blockIdx.x];
+  const EncodeBox b = boxes[tile.box];
+  const EncodeGroup grp = groups[b.group];
+  const unsigned k = grp.shift;
+  const uint32_t mask = k ? (1u << k) - 1 : 0;
+  const uint64_t first = b.dest + tile.start;  // group index of the tile's first value
+  // The tile's low bits: [first * k, (first + count) * k), words w0 .. w_end - 1.
+  const uint64_t bit_begin = first * k, bit_end = (first + tile.count) * k;
+  const uint64_t w0 = bit_begin / 32;
+  const uint32_t nwords = static_cast<uint32_t>((bit_end + 31) / 32 - w0);
+  if (k) {
+    for (uint32_t w = threadIdx.x; w < nwords; w += kEncodeThreads) words[w] = 0;
+    __syncthreads();
+  }
+  uint32_t starts = 0;
+  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads) {
+    const uint64_t t = tile.start + j;
+    const uint32_t z = zigzag(g.coeffs[coefficient_index(g, b, t)]);
+    const uint32_t s = z >> k;
+    const uint64_t i = first + j;  // group index
+    if (grp.width == 1)
+      grp.symbols[i] = static_cast<uint8_t>(s);
+    else
+      reinterpret_cast<uint16_t*>(grp.symbols)[i] = static_cast<uint16_t>(s);
+    const uint64_t prev = t > 0 ? coefficient_index(g, b, t - 1) : b.prev;
+    starts += prev == ~0ull || (zigzag(g.coeffs[prev]) >> k) != s;
+    if (k) {
+      const uint32_t low = z & mask;
+      const uint64_t bit = i * k;
+      const uint32_t w = static_cast<uint32_t>(bit / 32 - w0), off = static_cast<uint32_t>(bit % 32);
+      if (low) {
+        atomicOr(&words[w], low << off);
+        if (off + k > 32) atomicOr(&words[w + 1], low >> (32 - off));
+      }
+    }
+  }
+  const uint32_t tile_starts = Reduce(scratch).Sum(starts);
+  if (threadIdx.x == 0 && tile_starts) atomicAdd(&runs[b.group], static_cast<unsigned long long>(tile_starts));
+  if (!k) return;
+  __syncthreads();
+  // Words wholly inside the tile's bits belong to it alone: plain stores.
+  // The first and last may hold bits of the neighbouring tiles: OR them in.
+  for (uint32_t w = threadIdx.x; w < nwords; w += kEncodeThreads) {
+    const uint64_t word_begin = (w0 + w) * 32;
+    const uint32_t v = words[w];
+    if (word_begin >= bit_begin && word_begin + 32 <= bit_end)
+      grp.low[w0 + w] = v;
+    else if (v)
+      atomicOr(&grp.low[w0 + w], v);
+  }
+}
+
+unsigned grid_for(uint64_t items) {
+  return static_cast<unsigned>(std::clamp<uint64_t>((items + kEncodeThreads - 1) / kEncodeThreads, 1, kMaxBlocks));
+}
+
+}  // namespace
+
+void launch_split(const void* samples, unsigned sample_bytes, unsigned planes, bool rct, uint64_t pixels,
+                  int32_t* planar, cudaStream_t stream) {
+  if (pixels == 0) return;
+  if (sample_bytes == 1)
+    split_kernel<<<grid_for(pixels), kEncodeThreads, 0, stream>>>(static_cast<const uint8_t*>(samples), planes, rct,
+                                                                   pixels, planar);
+  else
+    split_kernel<<<grid_for(pixels), kEncodeThreads, 0, stream>>>(static_cast<const uint16_t*>(samples), planes, rct,
+                                                                   pixels, planar);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_swap16(const uint16_t* in, uint16_t* out, uint64_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  swap16_kernel<<<grid_for(count), kEncodeThreads, 0, stream>>>(in, out, count);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+                 uint32_t* tops, cudaStream_t stream) {
+  if (tile_count == 0) return;
+  tops_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, tops);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+                      const uint32_t* tops, unsigned long long* hist, cudaStream_t stream) {
+  if (tile_count == 0) return;
+  histogram_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, tops, hist);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_gather(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+                   int32_t* out, cudaStream_t stream) {
+  if (tile_count == 0) return;
+  gather_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, out);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+                    const EncodeGroup* groups, unsigned long long* runs, cudaStream_t stream) {
+  if (tile_count == 0) return;
+  symbols_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, groups, runs);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace vlec::cuda::wavelet_gpu

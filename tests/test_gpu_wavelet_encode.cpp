@@ -1,0 +1,280 @@
+// tests/test_gpu_wavelet_encode.cpp: the GPU writer of wavelet frames
+// (vlec/device_wavelet.hpp wavelet_compress, cuda/wavelet_encode.cu) against
+// the CPU writer, which defines the answer: for many shapes (1x1, odd, 1D,
+// 3D, 4097x3, fewer samples than the levels ask for), u8 and u16, 1 to 4
+// planes, RCT on and off, every level count from 0 to the most the shape
+// allows, photograph-like data, full-range noise (wide alphabets, shifted
+// low bits), sparse volumes (run-heavy groups: rle and rle+huffman embedded
+// frames), all-equal and extreme images, container prefixes and big-endian
+// output, the GPU's frame must equal the CPU's byte for byte, through the
+// device API (on a stream of its own) and through vlec::wavelet_compress and
+// vlec::compress with the CUDA backend; the GPU-written frames must decode
+// on the GPU (and the CPU) to the samples. Argument errors and a too small
+// output throw the documented codes. Every case prints its seed. Skips
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include "vlec/vlec.hpp"
+
+#ifdef VLEC_WITH_CUDA
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_check.hpp"
+#include "test_util.hpp"
+#include "vlec/device_wavelet.hpp"
+#include "vlec/dwt.hpp"
+#include "vlec/wavelet.hpp"
+#include "wavelet/frame_format.hpp"
+#include "wavelet/layout.hpp"
+#include "wavelet_test_util.hpp"
+
+namespace vlec {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using cuda::DeviceBuffer;
+using test::image;
+using test::name;
+using test::noise;
+using test::photo;
+using test::seed_for;
+using test::sparse;
+
+#define REQUIRE_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: CUDA backend not built or no device"
+
+// The GPU writer through the device API, on a stream of its own, with the
+// samples and the frame in buffers of exactly their size.
+Bytes gpu_encode(const Bytes& data, const WaveletImage& im, const WaveletOptions& o) {
+  DeviceBuffer<uint8_t> d_samples(data.size());
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  const std::size_t capacity = device::wavelet_compress_capacity(im, o.container_prefix.size());
+  EXPECT_EQ(capacity, wavelet_compress_bound(im, o.container_prefix.size()));
+  DeviceBuffer<uint8_t> d_frame(capacity), d_temp(device::wavelet_compress_temp_bytes(im, o));
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::size_t n = 0;
+  try {
+    n = device::wavelet_compress(d_samples.get(), im, d_frame.get(), capacity, d_temp.get(), d_temp.size(), s, o);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  } catch (...) {
+    cudaStreamDestroy(s);
+    throw;
+  }
+  CUDA_CHECK(cudaStreamDestroy(s));
+  Bytes out(n);
+  CUDA_CHECK(cudaMemcpy(out.data(), d_frame.get(), n, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// What decompress() must return: prefix, then the samples in the asked order.
+Bytes expected(const Bytes& data, const WaveletImage& im, const WaveletOptions& o) {
+  Bytes out = o.container_prefix;
+  Bytes s = data;
+  if (o.big_endian_output && im.dtype == DType::u16)
+    for (std::size_t i = 0; i + 1 < s.size(); i += 2) std::swap(s[i], s[i + 1]);
+  out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+// Index of the first differing byte, or -1.
+long long first_difference(const Bytes& a, const Bytes& b) {
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (a[i] != b[i]) return static_cast<long long>(i);
+  return a.size() == b.size() ? -1 : static_cast<long long>(std::min(a.size(), b.size()));
+}
+
+// One image: the GPU's frame equals the CPU's; it decodes on the GPU and the
+// CPU to the samples. `host_api` also writes it through vlec::wavelet_compress.
+void check_case(const Bytes& data, const WaveletImage& im, WaveletOptions o, const std::string& what,
+                bool host_api = false) {
+  SCOPED_TRACE(what + " " + name(im) + " levels " + std::to_string(o.levels) + (o.colour_transform ? " rct" : "") +
+               (o.big_endian_output ? " be" : "") + " prefix " + std::to_string(o.container_prefix.size()));
+  o.backend = Backend::cpu;
+  const Bytes cpu = wavelet_compress(data.data(), im, o);
+  const Bytes gpu = gpu_encode(data, im, o);
+  ASSERT_EQ(first_difference(gpu, cpu), -1) << "GPU frame of " << gpu.size() << " bytes, CPU frame of " << cpu.size();
+  if (host_api) {
+    o.backend = Backend::cuda;
+    EXPECT_TRUE(wavelet_compress(data.data(), im, o) == cpu);
+    Bytes into(wavelet_compress_bound(im, o.container_prefix.size()));
+    into.resize(wavelet_compress(data.data(), im, into.data(), into.size(), o));
+    EXPECT_TRUE(into == cpu);
+  }
+  const Bytes want = expected(data, im, o);
+  DecompressOptions d;
+  d.backend = Backend::cuda;
+  EXPECT_TRUE(decompress(gpu.data(), gpu.size(), d) == want);
+  d.backend = Backend::cpu;
+  EXPECT_TRUE(decompress(gpu.data(), gpu.size(), d) == want);
+}
+
+unsigned max_levels(const WaveletImage& im) {
+  return wavelet::effective_levels(DwtShape{im.width, im.height, im.depth}, kDwtMaxLevels);
+}
+
+TEST(GpuWaveletEncode, ShapesTypesPlanesLevels) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(51);
+  const std::vector<std::array<std::size_t, 3>> shapes = {
+      {1, 1, 1},  {2, 1, 1},   {1, 9, 1},  {7, 5, 1},   {33, 17, 1}, {64, 64, 1}, {100, 1, 1},
+      {1000, 1, 1}, {4097, 3, 1}, {3, 4097, 1}, {17, 9, 5}, {16, 16, 16}, {5, 1, 7}, {129, 67, 1}, {1, 1, 300}};
+  std::size_t cases = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si)
+    for (DType t : {DType::u8, DType::u16})
+      for (unsigned planes = 1; planes <= 4; ++planes) {
+        const WaveletImage im = image(shapes[si][0], shapes[si][1], shapes[si][2], planes, t);
+        const unsigned top = max_levels(im);
+        const Bytes data = photo(im, seed + 100 * si + 10 * planes + static_cast<unsigned>(t));
+        for (unsigned levels : {0u, 1u, 2u, top, top + 3}) {  // top + 3: more than the shape allows (clamped)
+          WaveletOptions o;
+          o.levels = levels;
+          o.colour_transform = (planes + levels) % 2 == 1;
+          check_case(data, im, o, "photo", si % 5 == 0 && levels == 0);
+          ++cases;
+        }
+      }
+  std::cout << cases << " frames written on the GPU" << std::endl;
+}
+
+TEST(GpuWaveletEncode, EveryLevelCount) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(52);
+  const WaveletImage im = image(67, 45, 1, 3, DType::u16);
+  const Bytes data = photo(im, seed, 4.0);
+  for (unsigned levels = 0; levels <= 8; ++levels) {
+    WaveletOptions o;
+    o.levels = levels;
+    check_case(data, im, o, "every level");
+  }
+}
+
+TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(53);
+  for (unsigned planes : {1u, 2u, 3u, 4u})
+    for (DType t : {DType::u8, DType::u16}) {
+      const WaveletImage im = image(211, 73, 1, planes, t);
+      const Bytes data = noise(im, seed + planes);
+      for (std::size_t prefix : {0, 1, 13, 16}) {
+        WaveletOptions o;
+        for (std::size_t i = 0; i < prefix; ++i) o.container_prefix.push_back(static_cast<uint8_t>('A' + i));
+        o.big_endian_output = t == DType::u16 && prefix % 2 == 1;
+        o.colour_transform = prefix != 16;
+        check_case(data, im, o, "noise", prefix == 13);
+      }
+    }
+  // 16-bit photographs with strong noise: symbols above 255, shifts above 0.
+  for (double sigma : {20.0, 200.0}) {
+    const WaveletImage im = image(300, 211, 1, 1, DType::u16);
+    check_case(photo(im, seed + static_cast<uint64_t>(sigma), sigma), im, {}, "u16 noisy photo");
+  }
+}
+
+TEST(GpuWaveletEncode, SparseVolumesAndExtremes) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(54);
+  for (DType t : {DType::u8, DType::u16}) {
+    for (unsigned planes : {1u, 2u}) {
+      const WaveletImage vol = image(48, 40, 36, planes, t);
+      check_case(sparse(vol, seed + planes), vol, {}, "sparse volume", planes == 1);
+    }
+    const WaveletImage im = image(97, 31, 1, 3, t);
+    Bytes top(im.samples() * dtype_bytes(t), 0xFF), board(top.size()), zero(top.size(), 0);
+    for (std::size_t i = 0; i < board.size(); ++i) {
+      const std::size_t pixel = i / dtype_bytes(t) / 3;
+      board[i] = (pixel % 97 + pixel / 97) % 2 ? 0xFF : 0;
+    }
+    check_case(top, im, {}, "all max");
+    check_case(board, im, {}, "extremes");
+    check_case(zero, im, {}, "all zero");
+  }
+}
+
+// Boxes above 65,536 coefficients take the GPU histogram (shared counters
+// for up to 8,192 bins, global atomics above); tiles straddle rows and boxes.
+TEST(GpuWaveletEncode, LargeImages) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(55);
+  const WaveletImage im = image(2048, 1531, 1, 1, DType::u16);
+  check_case(photo(im, seed, 3.0), im, {}, "large", true);
+  check_case(noise(im, seed + 1), im, {}, "large noise");
+  const WaveletImage rgb = image(1023, 767, 1, 3, DType::u8);
+  check_case(photo(rgb, seed + 2), rgb, {}, "large rgb");
+  const WaveletImage vol = image(97, 130, 60, 1, DType::u16);
+  check_case(sparse(vol, seed + 3), vol, {}, "sparse volume");
+  check_case(photo(vol, seed + 4, 5.0), vol, {}, "volume");
+}
+
+TEST(GpuWaveletEncode, GenericCompressWithTheCudaBackend) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(56);
+  const WaveletImage im = image(5003, 1, 1, 1, DType::u16);
+  const Bytes data = photo(im, seed, 6.0);
+  CompressOptions o;
+  o.codec = CodecChoice::wavelet;
+  o.dtype = DType::u16;
+  o.backend = Backend::cpu;
+  const Bytes cpu = compress(data.data(), data.size(), o);
+  o.backend = Backend::cuda;
+  const Bytes gpu = compress(data.data(), data.size(), o);
+  EXPECT_EQ(first_difference(gpu, cpu), -1);
+  DecompressOptions d;
+  d.backend = Backend::cuda;
+  EXPECT_TRUE(decompress(gpu.data(), gpu.size(), d) == data);
+}
+
+TEST(GpuWaveletEncode, ErrorsAreThrown) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(57);
+  const WaveletImage im = image(40, 30, 1, 3, DType::u8);
+  const Bytes data = photo(im, seed);
+  DeviceBuffer<uint8_t> d_samples(data.size() + 16), d_frame(wavelet_compress_bound(im, 0)),
+      d_temp(device::wavelet_compress_temp_bytes(im));
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  auto code_of = [&](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return ErrorCode{};
+  };
+  // Too small an output: output_too_small (the CPU frame's size minus one).
+  WaveletOptions o;
+  o.backend = Backend::cpu;
+  const std::size_t need = wavelet_compress(data.data(), im, o).size();
+  EXPECT_EQ(code_of([&] {
+              device::wavelet_compress(d_samples.get(), im, d_frame.get(), need - 1, d_temp.get(), d_temp.size(),
+                                       nullptr);
+            }),
+            ErrorCode::output_too_small);
+  EXPECT_EQ(device::wavelet_compress(d_samples.get(), im, d_frame.get(), need, d_temp.get(), d_temp.size(), nullptr),
+            need);
+  EXPECT_EQ(code_of([&] {
+              device::wavelet_compress(d_samples.get() + 1, im, d_frame.get(), d_frame.size(), d_temp.get(),
+                                       d_temp.size(), nullptr);
+            }),
+            ErrorCode::invalid_argument);
+  EXPECT_EQ(code_of([&] {
+              device::wavelet_compress(d_samples.get(), im, d_frame.get(), d_frame.size(), d_temp.get(),
+                                       d_temp.size() - 1, nullptr);
+            }),
+            ErrorCode::invalid_argument);
+  WaveletOptions be;
+  be.big_endian_output = true;  // u8 samples: invalid, as on the CPU
+  EXPECT_EQ(code_of([&] { device::wavelet_compress_temp_bytes(im, be); }), ErrorCode::invalid_argument);
+  WaveletImage five = im;
+  five.planes = 5;
+  EXPECT_EQ(code_of([&] { device::wavelet_compress_temp_bytes(five, {}); }), ErrorCode::invalid_argument);
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+}  // namespace vlec
+
+#endif  // VLEC_WITH_CUDA
