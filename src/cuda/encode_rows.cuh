@@ -204,35 +204,12 @@ __device__ inline Range warp_range(uint64_t full_rows, uint32_t rest, unsigned r
   return r;
 }
 
-// The XXH3 keys of the words a lane sums in a 1 KiB block: words lane + 32m
-// (m = 0..3), keyed at secret word w / 8 + w % 8 = lane / 8 + lane % 8 + 4m,
-// the same in every block, so they are loaded once and kept in registers.
-struct BlockKeys {
-  uint64_t key[4];
-  __device__ __forceinline__ explicit BlockKeys(unsigned lane) {
-#pragma unroll
-    for (unsigned m = 0; m < 4; ++m) key[m] = xxh3::secret_word(lane / 8 + lane % 8 + 4 * m);
-  }
-};
-
-// What a 1 KiB block adds to XXH3's eight accumulators (see xxh3_warp.cuh,
-// warp_block_sum), from a copy of the block in shared memory: four 8-byte
-// loads, four keyed products and one butterfly per lane. Lanes 0..7 store
-// the block's sums (plain stores: a block belongs to one warp).
+// The sums a 1 KiB block adds to XXH3's accumulators (xxh3_warp.cuh,
+// block_sum), from the block's copy in shared memory with the keys held in
+// registers; lanes 0..7 store them (plain stores: a block belongs to one warp).
 __device__ __forceinline__ void store_block_sum(const uint64_t* block, const BlockKeys& keys,
                                                 unsigned long long* sums, unsigned lane) {
-  uint64_t prod = 0, val = 0;
-#pragma unroll
-  for (unsigned m = 0; m < 4; ++m) {
-    const uint64_t v = block[lane + 32 * m];
-    prod += xxh3::product_with_key(v, keys.key[m]);
-    val += v;
-  }
-  for (unsigned m = 8; m < 32; m <<= 1) {
-    prod += __shfl_xor_sync(kFull, prod, m);
-    val += __shfl_xor_sync(kFull, val, m);
-  }
-  const uint64_t sum = prod + __shfl_xor_sync(kFull, val, 1);
+  const uint64_t sum = block_sum([&](unsigned m) { return block[lane + 32 * m]; }, keys);
   if (lane < 8) sums[lane] = sum;
 }
 

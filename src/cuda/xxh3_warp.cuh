@@ -1,5 +1,5 @@
 // cuda/xxh3_warp.cuh: XXH3-64 of a chunk computed by the warps that already
-// hold its bytes in registers (encoder pass A, decoder rows).
+// hold its bytes (decoder rows in registers, encoder pass A in its stage).
 //
 // Within a 1 KiB block XXH3's eight accumulators only add: word w of the
 // block adds its value to acc[i ^ 1] and a keyed product to acc[i], with
@@ -8,8 +8,9 @@
 // block gathers them per accumulator, and one warp folds the blocks in order
 // (acc = scramble(acc + sums)) at the end. The stripes after the last whole
 // block and the final, overlapping stripe are hashed from memory by one
-// thread (common/xxh3.hpp, finish_long). warp_block_sum, the per-block
-// butterfly, is shared with the two-kernel checksums (frame header, wavelet).
+// thread (common/xxh3.hpp, finish_long). block_sum, the per-block sums and
+// butterfly, serves encoder pass A and, as warp_block_sum, the two-kernel
+// checksums (frame header, wavelet).
 #pragma once
 
 #include <cstdint>
@@ -49,31 +50,6 @@ struct RowHasher {
       sum_a += xxh3::keyed_product(v0, 8 * (w / 8 + w % 8)) + v1;
       sum_b += xxh3::keyed_product(v1, 8 * (w / 8 + w % 8 + 1)) + v0;
     }
-  }
-
-  // This lane's accumulator index a.
-  __device__ __forceinline__ static unsigned acc_index(unsigned lane) {
-    if constexpr (sizeof(Sym) == 1) return (lane / 2) % 8;
-    else if constexpr (sizeof(Sym) == 2) return lane % 8;
-    else return (2 * lane) % 8;
-  }
-
-  // Sum over the lanes sharing an accumulator index and add the block's
-  // totals to sums[8] (in shared or global memory); resets the lane's sums.
-  __device__ __forceinline__ void flush(unsigned long long* sums, unsigned lane) {
-    constexpr unsigned first = sizeof(Sym) == 1 ? 1 : sizeof(Sym) == 2 ? 8 : 4;
-    for (unsigned m = first; m < 32; m <<= 1) {
-      if (sizeof(Sym) == 1 && m == 2) m = 16;  // u8: lanes 2i, 2i+1, 2i+16, 2i+17
-      sum_a += __shfl_xor_sync(kFullMaskXxh, sum_a, m);
-      sum_b += __shfl_xor_sync(kFullMaskXxh, sum_b, m);
-    }
-    const bool leader = sizeof(Sym) == 1 ? lane < 16 && lane % 2 == 0 : sizeof(Sym) == 2 ? lane < 8 : lane < 4;
-    if (leader) {
-      const unsigned a = acc_index(lane);
-      atomicAdd(&sums[a], static_cast<unsigned long long>(sum_a));
-      atomicAdd(&sums[a ^ 1], static_cast<unsigned long long>(sum_b));
-    }
-    sum_a = sum_b = 0;
   }
 
   // End of a 1 KiB block for a warp that folds its own chunk: gather the
@@ -156,19 +132,28 @@ static __device__ __noinline__ uint64_t fold_chunk_hash(const unsigned long long
 
 namespace vlec::cuda {
 
-// What whole block b of the 8-byte words at w64 adds to the accumulators,
-// computed by one warp (all 32 lanes call): lane l (< 8) gets the keyed
-// products of the words of index l plus the values of index l ^ 1; the other
-// lanes' results are partial sums, not used. kReadOnly loads through the
-// read-only cache (__ldg); pass false where the bytes were written by an
-// earlier kernel the compiler cannot see (plain load, same result).
-template <bool kReadOnly = true>
-__device__ inline uint64_t warp_block_sum(const uint64_t* w64, uint64_t b, unsigned lane) {
+// The XXH3 keys of the words a lane sums in a 1 KiB block: words lane + 32m
+// (m = 0..3), keyed at secret word w / 8 + w % 8 = lane / 8 + lane % 8 + 4m,
+// the same in every block, so a loop over blocks can keep them in registers.
+struct BlockKeys {
+  uint64_t key[4];
+  __device__ __forceinline__ explicit BlockKeys(unsigned lane) {
+#pragma unroll
+    for (unsigned m = 0; m < 4; ++m) key[m] = xxh3::secret_word(lane / 8 + lane % 8 + 4 * m);
+  }
+};
+
+// What a whole 1 KiB block adds to the accumulators, computed by one warp
+// (all 32 lanes call; word(m) returns the block's word lane + 32m): lane l
+// (< 8) gets the keyed products of the words of index l plus the values of
+// index l ^ 1; the other lanes' results are partial sums, not used.
+template <typename Word>
+__device__ __forceinline__ uint64_t block_sum(Word&& word, const BlockKeys& keys) {
   uint64_t prod = 0, val = 0;
+#pragma unroll
   for (unsigned m = 0; m < 4; ++m) {
-    const unsigned w = lane + 32 * m;
-    const uint64_t v = kReadOnly ? __ldg(w64 + b * 128 + w) : w64[b * 128 + w];
-    prod += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+    const uint64_t v = word(m);
+    prod += xxh3::product_with_key(v, keys.key[m]);
     val += v;
   }
   for (unsigned m = 8; m < 32; m <<= 1) {
@@ -177,6 +162,16 @@ __device__ inline uint64_t warp_block_sum(const uint64_t* w64, uint64_t b, unsig
   }
   // acc[i] gets the products of index i and the values of index i ^ 1.
   return prod + __shfl_xor_sync(kFullMaskXxh, val, 1);
+}
+
+// block_sum of block b of the 8-byte words at w64 (global memory).
+// kReadOnly loads through the read-only cache (__ldg); pass false where the
+// bytes were written by an earlier kernel the compiler cannot see (plain
+// load, same result).
+template <bool kReadOnly = true>
+__device__ inline uint64_t warp_block_sum(const uint64_t* w64, uint64_t b, unsigned lane) {
+  const uint64_t* block = w64 + b * 128 + lane;
+  return block_sum([&](unsigned m) { return kReadOnly ? __ldg(block + 32 * m) : block[32 * m]; }, BlockKeys(lane));
 }
 
 // XXH3-64 of `len` bytes at `p` (8-byte aligned, global memory) by one warp:
