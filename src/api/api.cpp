@@ -3,6 +3,7 @@
 // coding itself is done by the CPU backend (cpu/) or the CUDA backend (cuda/).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "common/bits.hpp"
 #include "common/parallel.hpp"
@@ -131,6 +132,15 @@ std::vector<uint8_t> compress(const void* input, std::size_t bytes, const Compre
   return compress_with(
       input, bytes, o,
       [&](const uint8_t* in, const cpu::FrameParams& p) {
+        if (cuda::stream_in_pieces(bytes)) {
+          // Through the GPU in pieces (Huffman), or on the CPU: the same bytes.
+          if (p.codec != Codec::huffman) return cpu::compress_frame(in, elements, p);
+          const std::size_t bound = compress_bound(bytes, o);
+          std::unique_ptr<uint8_t[]> frame(new uint8_t[bound]);  // not zeroed: every byte is written
+          const std::size_t n = cuda::compress_huffman_streamed(in, elements, p.dtype, p.chunk_elements,
+                                                                p.max_code_length, p.threads, frame.get(), bound);
+          return std::vector<uint8_t>(frame.get(), frame.get() + n);
+        }
         return cuda::compress_frame(in, elements, p.codec, p.dtype, p.chunk_elements, p.max_code_length);
       },
       [&](const uint8_t* in, const cpu::FrameParams& p) { return cpu::compress_frame(in, elements, p); });
@@ -144,6 +154,13 @@ std::size_t compress(const void* input, std::size_t bytes, void* out, std::size_
   return compress_with(
       input, bytes, o,
       [&](const uint8_t* in, const cpu::FrameParams& p) {
+        if (cuda::stream_in_pieces(bytes)) {
+          // Straight into the caller's buffer, piece by piece (Huffman), or on the CPU.
+          if (p.codec == Codec::huffman)
+            return cuda::compress_huffman_streamed(in, elements, p.dtype, p.chunk_elements, p.max_code_length,
+                                                   p.threads, static_cast<uint8_t*>(out), capacity);
+          return cpu::compress_frame_into(in, elements, p, static_cast<uint8_t*>(out), capacity);
+        }
         const std::vector<uint8_t> frame =
             cuda::compress_frame(in, elements, p.codec, p.dtype, p.chunk_elements, p.max_code_length);
         SAFETY_CHECK(frame.size() <= capacity, ErrorCode::output_too_small, "compressed stream needs ",
@@ -213,7 +230,9 @@ std::size_t decompress(const void* stream, std::size_t bytes, void* out, std::si
     std::vector<uint8_t> copy;
     if (!aligned(dst, f.header.width)) copy.resize(n);
     uint8_t* target = copy.empty() ? dst : copy.data();
-    if (gpu && cuda::can_decode(f))
+    if (gpu && cuda::can_decode(f) && cuda::stream_in_pieces(n))
+      cuda::decompress_frame_streamed(f, target, o.threads);
+    else if (gpu && cuda::can_decode(f))
       cuda::decompress_frame(f, target);
     else
       cpu::decompress_frame(f, target, o.threads);

@@ -19,6 +19,15 @@ std::vector<uint8_t> compress_frame(const uint8_t*, uint64_t, Codec, DType, uint
 void decompress_frame(const format::ParsedFrame&, uint8_t*) {
   SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
 }
+bool stream_in_pieces(uint64_t) { return false; }
+std::size_t compress_huffman_streamed(const uint8_t*, uint64_t, DType, uint32_t, unsigned, unsigned, uint8_t*,
+                                      std::size_t, uint64_t) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+  return 0;
+}
+void decompress_frame_streamed(const format::ParsedFrame&, uint8_t*, unsigned, uint64_t) {
+  SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");
+}
 bool can_decode_wavelet(const wavelet::ParsedWavelet&) { return false; }
 void decompress_wavelet(const wavelet::ParsedWavelet&, uint8_t*) {
   SAFETY_CHECK(false, ErrorCode::unavailable, "vlec was built without CUDA");

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "cuda/host_stream.hpp"
 #include "format/frame.hpp"
 #include "wavelet/frame_format.hpp"
 
