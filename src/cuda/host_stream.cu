@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_decode.hpp"
+#include "cuda/host_staging.hpp"
 #include "cuda/histogram_gpu.hpp"
 #include "cuda/huffman_encode.hpp"
 #include "huffman/codebook.hpp"
@@ -33,51 +35,6 @@ namespace vlec::cuda {
 namespace {
 
 constexpr unsigned kSlots = 2;
-
-template <typename T>
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count) CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T), cudaHostAllocDefault));
-  }
-  ~PinnedBuffer() { if (ptr_) cudaFreeHost(ptr_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  T* get() const { return ptr_; }
-  std::size_t size() const { return count_; }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
-};
-
-class Stream {
- public:
-  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void sync() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-// A host copy on all threads, in 8 MiB pieces (a memcpy on one core moves
-// ~10 GB/s; PCIe moves ~25-50).
-void parallel_copy(uint8_t* dst, const uint8_t* src, std::size_t bytes, unsigned threads) {
-  constexpr std::size_t kPart = std::size_t{8} << 20;
-  const std::size_t parts = (bytes + kPart - 1) / kPart;
-  if (parts <= 1) {
-    if (bytes) std::memcpy(dst, src, bytes);
-    return;
-  }
-  parallel_for(parts, threads, [&](std::size_t i) {
-    const std::size_t at = i * kPart;
-    std::memcpy(dst + at, src + at, std::min(kPart, bytes - at));
-  });
-}
 
 uint64_t whole_chunks(uint64_t piece_bytes, uint64_t chunk_bytes) {
   const uint64_t want = piece_bytes ? piece_bytes : kDefaultPieceBytes;
@@ -97,7 +54,7 @@ std::vector<uint32_t> encode_entries(const huffman::Codebook& book, uint32_t tab
 // One slot of the encoder: buffers for a piece of up to `chunks` chunks.
 struct EncodeSlot {
   Stream stream;
-  DeviceBuffer<uint8_t> in, frame, work;
+  SlotBuffer<uint8_t> in, frame, work;
   PinnedBuffer<uint8_t> staged_in, staged_payload;
   PinnedBuffer<uint64_t> staged_hist;
   PinnedBuffer<uint32_t> staged_index;  // 4 words per chunk: the index entries
@@ -143,7 +100,7 @@ struct EncodeSlot {
 }  // namespace
 
 bool stream_in_pieces(uint64_t bytes) {
-  if (bytes > 4 * kDefaultPieceBytes) return true;
+  if (bytes > 4 * kDefaultPieceBytes) return true;  // 256 MiB
   std::size_t free_bytes = 0, total = 0;
   if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
     cudaGetLastError();
@@ -199,11 +156,35 @@ std::size_t compress_huffman_streamed(const uint8_t* input, uint64_t elements, D
   };
   // Stage piece p into slot s and copy it to the device (the slot's stream
   // is idle: its last use was waited for).
+  // Pieces [0, resident) stay on the device between the passes, as many as
+  // the free device memory holds beside the slots (keeping a margin): an
+  // input that fits crosses PCIe once; the rest is uploaded again in pass 2.
+  DeviceBuffer<uint8_t> resident_area;
+  uint64_t resident = 0;
+  {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const uint64_t margin = uint64_t{512} << 20;
+    const uint64_t piece_stride = piece_elements * w;
+    if (free_bytes > margin && pieces > 1) {
+      resident = std::min<uint64_t>(pieces, (free_bytes - margin) / piece_stride);
+      try {
+        if (resident) resident_area.resize(resident == pieces ? elements * w : resident * piece_stride);
+      } catch (const Error&) {  // fragmented or taken meanwhile: stream every piece twice
+        cudaGetLastError();
+        resident = 0;
+      }
+    }
+  }
+  auto device_piece = [&](uint64_t p, EncodeSlot& s) {
+    return p < resident ? resident_area.get() + p * piece_elements * w : s.in.get();
+  };
   auto upload = [&](uint64_t p, EncodeSlot& s) {
     uint64_t first, n;
     piece_span(p, first, n);
     parallel_copy(s.staged_in.get(), input + first * w, n * w, threads);
-    CUDA_CHECK(cudaMemcpyAsync(s.in.get(), s.staged_in.get(), n * w, cudaMemcpyHostToDevice, s.stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(device_piece(p, s), s.staged_in.get(), n * w, cudaMemcpyHostToDevice,
+                               s.stream.get()));
     return n;
   };
 
@@ -227,7 +208,7 @@ std::size_t compress_huffman_streamed(const uint8_t* input, uint64_t elements, D
     EncodeSlot& s = *slots[p % slots.size()];
     if (p >= slots.size()) add_histogram(p - slots.size(), s);
     const uint64_t n = upload(p, s);
-    histogram_device(s.in.get(), n, dtype, s.hist, s.hist + kHistogramBins, s.hist_temp, s.hist_temp_bytes,
+    histogram_device(device_piece(p, s), n, dtype, s.hist, s.hist + kHistogramBins, s.hist_temp, s.hist_temp_bytes,
                      s.stream.get());
     CUDA_CHECK(cudaMemcpyAsync(s.staged_hist.get(), s.hist, 8 * bins, cudaMemcpyDeviceToHost, s.stream.get()));
     CUDA_CHECK(cudaMemcpyAsync(s.staged_hist.get() + kHistogramBins, s.hist + kHistogramBins, 8,
@@ -300,12 +281,14 @@ std::size_t compress_huffman_streamed(const uint8_t* input, uint64_t elements, D
     EncodeSlot& s = *slots[si];
     if (p >= slots.size()) place_payload(p - slots.size(), s);
     if (too_large) break;  // the frame will be raw: stop coding
-    const uint64_t n = upload(p, s);
+    uint64_t first, n;
+    piece_span(p, first, n);
+    if (p >= resident) upload(p, s);
     const uint64_t pc = (n + chunk_elements - 1) / chunk_elements;
     CUDA_CHECK(cudaMemsetAsync(s.ticket, 0, 4, s.stream.get()));
     CUDA_CHECK(cudaMemsetAsync(s.scan_status, 0, 8 * pc, s.stream.get()));
     HuffmanEncodeArgs e{};
-    e.in = s.in.get();
+    e.in = device_piece(p, s);
     e.elements = n;
     e.width = w;
     e.chunk_elements = chunk_elements;
@@ -366,7 +349,8 @@ format::ParsedFrame slice_frame(const format::ParsedFrame& f, uint64_t c0, uint6
 
 struct DecodeSlot {
   Stream stream;
-  DeviceBuffer<uint8_t> payload, out, temp;
+  SlotBuffer<uint8_t> payload, out, temp;
+  std::size_t temp_bytes;
   PinnedBuffer<uint8_t> staged_payload, staged_out;
   format::ParsedFrame slice;
   uint64_t first_chunk = 0;
@@ -374,6 +358,7 @@ struct DecodeSlot {
       : payload(std::max<uint64_t>(payload_bytes, 16)),
         out(std::max<uint64_t>(out_bytes, 16)),
         temp(temp_bytes),
+        temp_bytes(temp_bytes),
         staged_payload(payload_bytes),
         staged_out(out_bytes) {}
 };
@@ -430,7 +415,7 @@ void decompress_frame_streamed(const format::ParsedFrame& f, uint8_t* out, unsig
     parallel_copy(s.staged_payload.get(), s.slice.payload, payload, threads);
     CUDA_CHECK(cudaMemcpyAsync(s.payload.get(), s.staged_payload.get(), payload, cudaMemcpyHostToDevice,
                                s.stream.get()));
-    decode_frame_device(s.slice, s.payload.get(), s.out.get(), s.temp.get(), s.temp.size(), s.stream.get());
+    decode_frame_device(s.slice, s.payload.get(), s.out.get(), s.temp.get(), s.temp_bytes, s.stream.get());
     CUDA_CHECK(cudaMemcpyAsync(s.staged_out.get(), s.out.get(), out_bytes, cudaMemcpyDeviceToHost, s.stream.get()));
   }
   for (uint64_t i = slices > slots.size() ? slices - slots.size() : 0; i < slices; ++i)

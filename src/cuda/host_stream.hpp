@@ -25,12 +25,14 @@
 namespace vlec::cuda {
 
 // Input bytes per piece when the caller does not choose (rounded down to
-// whole chunks; a piece holds at least one chunk).
-constexpr uint64_t kDefaultPieceBytes = uint64_t{256} << 20;
+// whole chunks; a piece holds at least one chunk): 1,024 chunks of 64 KiB
+// keep the GPU's blocks busy, and the pinned staging (two slots) small,
+// since pinning memory costs about as much as copying it.
+constexpr uint64_t kDefaultPieceBytes = uint64_t{64} << 20;
 
 // Whether the host API should stream an input (or a frame's output) of
 // `bytes` through the GPU in pieces instead of holding it whole: above four
-// pieces, or above what the GPU has free.
+// pieces (copies then overlap the work), or above what the GPU has free.
 bool stream_in_pieces(uint64_t bytes);
 
 // A Huffman frame of `elements` elements at `input` (host memory), written

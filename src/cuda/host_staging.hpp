@@ -1,0 +1,147 @@
+// cuda/host_staging.hpp: what the host API's GPU paths need to move host
+// data through the GPU: pinned and device buffers kept in a process-wide pool
+// between calls, a stream, and a host copy on all threads into or out of
+// pinned memory.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "common/parallel.hpp"
+#include "cuda/cuda_check.hpp"
+
+namespace vlec::cuda {
+
+// Pinned and device buffers kept for the next call: pinning memory costs
+// about as much as copying it (~0.1 s a GiB), and host API calls tend to come
+// one after another with the same sizes. At most kPoolIdleBytes of each kind
+// wait idle; a failed allocation first gives the idle ones back.
+class Pool {
+ public:
+  explicit Pool(bool pinned) : pinned_(pinned) {}
+  void* take(std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      std::size_t best = idle_.size();
+      for (std::size_t i = 0; i < idle_.size(); ++i)  // the smallest that fits, if not twice too large
+        if (idle_[i].bytes >= bytes && idle_[i].bytes <= 2 * bytes + (1 << 20) &&
+            (best == idle_.size() || idle_[i].bytes < idle_[best].bytes))
+          best = i;
+      if (best != idle_.size()) {
+        void* p = idle_[best].ptr;
+        idle_bytes_ -= idle_[best].bytes;
+        idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(best));
+        return p;
+      }
+    }
+    void* p = nullptr;
+    if (allocate(&p, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      release_idle();
+      CUDA_CHECK(allocate(&p, bytes));
+    }
+    return p;
+  }
+  void give(void* p, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(m_);
+    idle_.push_back({p, bytes});
+    idle_bytes_ += bytes;
+    while (idle_bytes_ > kPoolIdleBytes) {  // the oldest go first
+      free_one(idle_.front().ptr);
+      idle_bytes_ -= idle_.front().bytes;
+      idle_.erase(idle_.begin());
+    }
+  }
+
+ private:
+  static constexpr std::size_t kPoolIdleBytes = std::size_t{1} << 30;
+  struct Idle {
+    void* ptr;
+    std::size_t bytes;
+  };
+  cudaError_t allocate(void** p, std::size_t bytes) {
+    return pinned_ ? cudaHostAlloc(p, bytes, cudaHostAllocDefault) : cudaMalloc(p, bytes);
+  }
+  void free_one(void* p) { pinned_ ? cudaFreeHost(p) : cudaFree(p); }
+  void release_idle() {
+    std::lock_guard<std::mutex> lock(m_);
+    for (const Idle& i : idle_) free_one(i.ptr);
+    idle_.clear();
+    idle_bytes_ = 0;
+  }
+  const bool pinned_;
+  std::mutex m_;
+  std::vector<Idle> idle_;
+  std::size_t idle_bytes_ = 0;
+};
+
+// Never destroyed: buffers may be given back while the process exits.
+inline Pool& pool(bool pinned) {
+  static Pool* const pinned_pool = new Pool(true);
+  static Pool* const device_pool = new Pool(false);
+  return pinned ? *pinned_pool : *device_pool;
+}
+
+template <typename T, bool Pinned>
+class PooledBuffer {
+ public:
+  explicit PooledBuffer(std::size_t count = 0) { resize(count); }
+  ~PooledBuffer() { release(); }
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  void resize(std::size_t count) {
+    release();
+    bytes_ = std::max<std::size_t>(count, 1) * sizeof(T);
+    ptr_ = static_cast<T*>(pool(Pinned).take(bytes_));
+  }
+  T* get() const { return ptr_; }
+
+ private:
+  void release() {
+    if (ptr_) pool(Pinned).give(ptr_, bytes_);
+    ptr_ = nullptr;
+  }
+  T* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+template <typename T>
+using PinnedBuffer = PooledBuffer<T, true>;
+template <typename T>
+using SlotBuffer = PooledBuffer<T, false>;
+
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+// A host copy on all threads, in 8 MiB pieces (a memcpy on one core moves
+// ~10 GB/s; PCIe moves ~25-50).
+inline void parallel_copy(uint8_t* dst, const uint8_t* src, std::size_t bytes, unsigned threads) {
+  constexpr std::size_t kPart = std::size_t{8} << 20;
+  const std::size_t parts = (bytes + kPart - 1) / kPart;
+  if (parts <= 1) {
+    if (bytes) std::memcpy(dst, src, bytes);
+    return;
+  }
+  parallel_for(parts, threads, [&](std::size_t i) {
+    const std::size_t at = i * kPart;
+    std::memcpy(dst + at, src + at, std::min(kPart, bytes - at));
+  });
+}
+
+}  // namespace vlec::cuda
