@@ -61,6 +61,11 @@ if [ -x "$BIN/nvcomp_bench" ] && [ -z "${SKIP_NVCOMP_BENCH:-}" ]; then
   LD_LIBRARY_PATH="$BIN/nvcomp/lib64:${LD_LIBRARY_PATH:-}" "$BIN/nvcomp_bench" ${NVCOMP_BENCH_ARGS:-} 2>&1 |
     tee "$OUT/nvcomp-bench.log" || status=1
 fi
+if [ -x "$BIN/stream_bench" ] && [ -z "${SKIP_STREAM_BENCH:-}" ]; then
+  echo "== host data through the GPU in pieces (host API, CUDA backend) against the CPU backend; then with all but ~10 GiB of the GPU taken"
+  "$BIN/stream_bench" ${STREAM_BENCH_ARGS:---gib 4 --repeat 3 skewed quant1024} 2>&1 | tee "$OUT/stream-bench.log" || status=1
+  "$BIN/stream_bench" --gib 16 --occupy-gib 68 --repeat 3 skewed 2>&1 | tee -a "$OUT/stream-bench.log" || status=1
+fi
 if [ -x "$BIN/histogram_bench" ] && [ -z "${SKIP_HISTOGRAM_BENCH:-}" ]; then
   echo "== histogram benchmark"
   "$BIN/histogram_bench" ${HISTOGRAM_BENCH_ARGS:-} 2>&1 | tee "$OUT/histogram-bench.log" || status=1

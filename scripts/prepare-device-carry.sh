@@ -6,13 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -DVLEC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
-targets=${CARRY_TARGETS:-vlec_tests gpu_bench gpu_sweep rle_bench histogram_bench vlec_cli volume_pipeline}
+targets=${CARRY_TARGETS:-vlec_tests gpu_bench gpu_sweep rle_bench histogram_bench vlec_cli volume_pipeline stream_bench}
 # shellcheck disable=SC2086
 cmake --build build-gpu -j"$(nproc)" --target $targets
 mkdir -p .device-carry
 for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench \
   build-gpu/bench/histogram_bench build-gpu/vlec build-gpu/volume_pipeline build-gpu/bench/dwt_gpu_bench \
-  build-gpu/bench/image_bench; do
+  build-gpu/bench/image_bench build-gpu/bench/stream_bench build-gpu/bench/wavelet_gpu_bench; do
   case " $targets " in *" $(basename "$f" | sed 's/^vlec$/vlec_cli/') "*) cp "$f" .device-carry/ && strip .device-carry/"$(basename "$f")" ;; esac
 done
 # Packed: each binary holds all of vlec's device code (~22 MB, ~7 MB gzipped);
