@@ -1,12 +1,16 @@
-// cuda/backend.cu: the CUDA backend behind the host-buffer API: a frame is
-// copied to the GPU, decoded and verified there (cuda/frame_decode.hpp),
-// and copied back.
+// cuda/backend.cu: the CUDA backend behind the host-buffer API for inputs
+// that the GPU holds whole (larger ones: host_stream.hpp): data is copied to
+// the GPU through pinned staging, coded or decoded and verified there
+// (device.hpp, cuda/frame_decode.hpp), and copied back. Device buffers and
+// pinned staging come from host_staging.hpp's pool, so a run of calls pays
+// for allocation and pinning once.
 #include <algorithm>
 #include <cstring>
 
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_decode.hpp"
+#include "cuda/host_staging.hpp"
 #include "vlec/device.hpp"
 
 namespace vlec::cuda {
@@ -40,25 +44,31 @@ std::vector<uint8_t> compress_frame(const uint8_t* input, uint64_t elements, Cod
   o.chunk_elements = chunk_elements;
   o.max_code_length = max_code_length;
   const uint64_t bytes = elements * dtype_bytes(dtype);
-  DeviceBuffer<uint8_t> d_in(std::max<uint64_t>(bytes, 16)), d_frame(device::compress_capacity(elements, o)),
-      d_temp(device::compress_temp_bytes(elements, o));
-  DeviceBuffer<uint64_t> d_result(2);
-  if (bytes) CUDA_CHECK(cudaMemcpy(d_in.get(), input, bytes, cudaMemcpyHostToDevice));
-  device::compress(d_in.get(), elements, d_frame.get(), d_frame.size(), d_result.get(), d_result.get() + 1,
-                   d_temp.get(), d_temp.size(), nullptr, o);
-  uint64_t result[2];
-  CUDA_CHECK(cudaMemcpy(result, d_result.get(), sizeof result, cudaMemcpyDeviceToHost));
-  if (result[1] != ~0ull) {
-    VLEC_REQUIRE(result[1] != ~1ull, "code length limit ", max_code_length,
+  // Buffers from the pool (host_staging.hpp); copies move pinned memory.
+  const std::size_t capacity = device::compress_capacity(elements, o), temp_bytes = device::compress_temp_bytes(elements, o);
+  SlotBuffer<uint8_t> d_in(std::max<uint64_t>(bytes, 16)), d_frame(capacity), d_temp(temp_bytes);
+  SlotBuffer<uint64_t> d_result(2);
+  PinnedBuffer<uint8_t> staged(std::max<uint64_t>(bytes, 16));
+  PinnedBuffer<uint64_t> result(2);
+  parallel_copy(staged.get(), input, bytes, 0);
+  if (bytes) CUDA_CHECK(cudaMemcpyAsync(d_in.get(), staged.get(), bytes, cudaMemcpyHostToDevice, nullptr));
+  device::compress(d_in.get(), elements, d_frame.get(), capacity, d_result.get(), d_result.get() + 1, d_temp.get(),
+                   temp_bytes, nullptr, o);
+  CUDA_CHECK(cudaMemcpyAsync(result.get(), d_result.get(), 16, cudaMemcpyDeviceToHost, nullptr));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  if (result.get()[1] != ~0ull) {
+    VLEC_REQUIRE(result.get()[1] != ~1ull, "code length limit ", max_code_length,
                  " is too short for the number of distinct symbols in the data");
     uint64_t v = 0;
-    std::memcpy(&v, input + result[1] * dtype_bytes(dtype), dtype_bytes(dtype));
-    SAFETY_CHECK(false, ErrorCode::value_out_of_alphabet, "value ", v, " at element ", result[1],
+    std::memcpy(&v, input + result.get()[1] * dtype_bytes(dtype), dtype_bytes(dtype));
+    SAFETY_CHECK(false, ErrorCode::value_out_of_alphabet, "value ", v, " at element ", result.get()[1],
                  " is outside the Huffman alphabet (values must be below 65536)");
   }
-  std::vector<uint8_t> frame(result[0]);
-  CUDA_CHECK(cudaMemcpy(frame.data(), d_frame.get(), frame.size(), cudaMemcpyDeviceToHost));
-  return frame;
+  const uint64_t n = result.get()[0];
+  PinnedBuffer<uint8_t> staged_frame(std::max<uint64_t>(n, 16));  // a raw frame is larger than the input
+  CUDA_CHECK(cudaMemcpyAsync(staged_frame.get(), d_frame.get(), n, cudaMemcpyDeviceToHost, nullptr));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  return std::vector<uint8_t>(staged_frame.get(), staged_frame.get() + n);
 }
 
 void decompress_frame(const format::ParsedFrame& f, uint8_t* out) {
@@ -66,11 +76,16 @@ void decompress_frame(const format::ParsedFrame& f, uint8_t* out) {
   if (h.chunks() == 0) return;
   const uint64_t payload_bytes = h.frame_bytes - h.header_area_bytes();
   const uint64_t out_bytes = h.elements * h.width;
-  DeviceBuffer<uint8_t> d_payload(payload_bytes), d_out(out_bytes), d_temp(frame_decode_temp_bytes(f));
-  CUDA_CHECK(cudaMemcpy(d_payload.get(), f.payload, payload_bytes, cudaMemcpyHostToDevice));
-  decode_frame_device(f, d_payload.get(), d_out.get(), d_temp.get(), d_temp.size(), 0);
-  CUDA_CHECK(cudaMemcpy(out, d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
+  const std::size_t temp_bytes = frame_decode_temp_bytes(f);
+  SlotBuffer<uint8_t> d_payload(payload_bytes), d_out(out_bytes), d_temp(temp_bytes);
+  PinnedBuffer<uint8_t> staged(std::max(payload_bytes, out_bytes));
+  parallel_copy(staged.get(), f.payload, payload_bytes, 0);
+  CUDA_CHECK(cudaMemcpyAsync(d_payload.get(), staged.get(), payload_bytes, cudaMemcpyHostToDevice, nullptr));
+  decode_frame_device(f, d_payload.get(), d_out.get(), d_temp.get(), temp_bytes, nullptr);
+  CUDA_CHECK(cudaMemcpyAsync(staged.get(), d_out.get(), out_bytes, cudaMemcpyDeviceToHost, nullptr));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
   check_frame_decode(f, d_temp.get());
+  parallel_copy(out, staged.get(), out_bytes, 0);
 }
 
 }  // namespace vlec::cuda

@@ -28,6 +28,7 @@
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_decode.hpp"
+#include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_kernels.hpp"
@@ -328,15 +329,19 @@ bool can_decode_wavelet(const wavelet::ParsedWavelet& w) {
 void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
   const uint64_t area = w.frame.header_area_bytes();
   const uint8_t* frame = w.payload - area;
-  DeviceBuffer<uint8_t> d_frame(w.frame.frame_bytes);
-  CUDA_CHECK(cudaMemcpy(d_frame.get(), frame, w.frame.frame_bytes, cudaMemcpyHostToDevice));
+  const uint64_t frame_bytes = w.frame.frame_bytes;
+  // Buffers from the pool (host_staging.hpp); copies move pinned memory.
+  SlotBuffer<uint8_t> d_frame(frame_bytes);
+  PinnedBuffer<uint8_t> staged(frame_bytes);
+  parallel_copy(staged.get(), frame, frame_bytes, 0);
+  CUDA_CHECK(cudaMemcpyAsync(d_frame.get(), staged.get(), frame_bytes, cudaMemcpyHostToDevice, nullptr));
   const std::size_t out_bytes = w.output_bytes();
-  DeviceBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
+  SlotBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
   try {
-    const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), w.frame.frame_bytes);
-    DeviceBuffer<uint8_t> d_temp(temp_bytes);
-    device::wavelet_decompress(d_frame.get(), w.frame.frame_bytes, d_out.get(), d_out.size(), d_temp.get(),
-                               d_temp.size(), nullptr);
+    const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), frame_bytes);
+    SlotBuffer<uint8_t> d_temp(temp_bytes);
+    device::wavelet_decompress(d_frame.get(), frame_bytes, d_out.get(), std::max<std::size_t>(out_bytes, 16),
+                               d_temp.get(), temp_bytes, nullptr);
   } catch (const Error& e) {
     // The device decoder sees this frame at byte 0: name its place in the
     // caller's stream too (same code, so callers see the CPU's error).
@@ -344,7 +349,11 @@ void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
     throw Error(e.code(), std::string(e.what()) + " (byte offsets within the wavelet frame at byte " +
                               std::to_string(w.stream_offset) + " of the stream)");
   }
-  if (out_bytes) CUDA_CHECK(cudaMemcpy(out, d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
+  if (!out_bytes) return;
+  PinnedBuffer<uint8_t> staged_out(out_bytes);
+  CUDA_CHECK(cudaMemcpyAsync(staged_out.get(), d_out.get(), out_bytes, cudaMemcpyDeviceToHost, nullptr));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  parallel_copy(out, staged_out.get(), out_bytes, 0);
 }
 
 }  // namespace vlec::cuda
