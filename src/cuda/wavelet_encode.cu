@@ -83,7 +83,7 @@ device::CompressOptions frame_options(Codec codec, DType type) {
   device::CompressOptions o;
   o.codec = codec;
   o.dtype = type;
-  o.chunk_elements = kDefaultChunkElements;
+  o.chunk_elements = wavelet::kEmbeddedChunkElements;
   return o;
 }
 

@@ -57,7 +57,7 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   cpu::FrameParams p;
   p.dtype = g.type;
   p.threads = threads;
-  p.chunk_elements = kDefaultChunkElements;
+  p.chunk_elements = kEmbeddedChunkElements;
   p.codec = embedded_codec(g.runs, n, g.symbols.data(), g.type, threads);
   p.element_histogram = &hist;
   out.frame = cpu::compress_frame(g.symbols.data(), n, p);
@@ -175,7 +175,7 @@ std::size_t wavelet_compress_bound(const WaveletImage& image, std::size_t prefix
   // Per coefficient at most 2 bytes of raw symbol and 24 low bits; per group
   // at most a raw frame's header, index and padding (docs/FORMAT.md §10.7).
   const uint64_t groups = uint64_t{image.planes} * (1 + 7 * kDwtMaxLevels);
-  return static_cast<std::size_t>(5 * n + 16 * (n / kDefaultChunkElements) + groups * (128 + 16 + 32) +
+  return static_cast<std::size_t>(5 * n + 16 * (n / wavelet::kEmbeddedChunkElements) + groups * (128 + 16 + 32) +
                                   prefix_bytes + 128);
 }
 
