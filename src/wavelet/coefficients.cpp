@@ -150,30 +150,47 @@ const uint32_t* small_log2_table() {
   return table.data();
 }
 
-// shift_rule::summarize over a whole histogram, with the table.
-shift_rule::Summary summarize_all(const std::vector<uint64_t>& h, uint64_t n) {
+// A non-empty bin of a histogram: the rule needs only these, and real
+// histograms of 16-bit images are sparse (a few thousand of 65,536 bins).
+struct Bin {
+  uint32_t at;
+  uint64_t count;
+};
+
+// shift_rule::summarize over the non-empty bins (in increasing order), with
+// the table: the same sums as the dense loop.
+shift_rule::Summary summarize_bins(const std::vector<Bin>& bins, uint64_t n) {
   shift_rule::Summary s;
   if (n == 0) return s;
   const uint32_t* table = small_log2_table();
   const uint32_t log2_n = shift_rule::log2_fx(n);
   constexpr uint32_t kOne = 1u << shift_rule::kFracBits;
-  const std::size_t bins = h.size();
-  for (std::size_t g = 0; g < bins; g += shift_rule::kBinsPerCodebookGroup) {
-    const std::size_t g_end = std::min(bins, g + shift_rule::kBinsPerCodebookGroup);
-    bool present = false;
-    for (std::size_t b = g; b < g_end; ++b) {
-      const uint64_t c = h[b];
-      if (c == 0) continue;
-      present = true;
-      s.n += c;
-      const uint32_t info = log2_n - (c < 65536 ? table[c] : shift_rule::log2_fx(c));
-      s.cost_fx += c * std::max(info, kOne);
-      s.symbols += 1;
-      s.alphabet = static_cast<uint32_t>(b + 1);
-    }
-    s.groups += present;
+  uint32_t last_group = ~0u;
+  for (const Bin& b : bins) {
+    const uint64_t c = b.count;
+    s.n += c;
+    const uint32_t info = log2_n - (c < 65536 ? table[c] : shift_rule::log2_fx(c));
+    s.cost_fx += c * std::max(info, kOne);
+    s.symbols += 1;
+    s.alphabet = b.at + 1;
+    const uint32_t g = b.at / shift_rule::kBinsPerCodebookGroup;
+    s.groups += g != last_group;
+    last_group = g;
   }
   return s;
+}
+
+// The bins of one more shift: neighbours 2s and 2s + 1 merge into s.
+void merge_pairs(std::vector<Bin>& bins) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const uint32_t at = bins[i].at >> 1;
+    if (out > 0 && bins[out - 1].at == at)
+      bins[out - 1].count += bins[i].count;
+    else
+      bins[out++] = {at, bins[i].count};
+  }
+  bins.resize(out);
 }
 
 }  // namespace
@@ -183,21 +200,33 @@ unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t to
   const unsigned k0 = shift_rule::smallest_shift(top);
   const unsigned count = shift_rule::last_shift(top, k0, search) - k0 + 1;
   // Only the bins up to top >> k0 can be non-empty.
-  std::vector<uint64_t> h(hist.begin(), hist.begin() + std::min<std::size_t>(hist.size(), (top >> k0) + 1));
+  const std::size_t used = std::min<std::size_t>(hist.size(), (std::size_t{top} >> k0) + 1);
+  thread_local std::vector<Bin> kept;
+  std::vector<Bin>& bins = kept;  // one TLS lookup, not one per bin
+  bins.clear();
+  const uint64_t* h = hist.data();
+  for (std::size_t b = 0; b < used; ++b)
+    if (h[b]) bins.push_back({static_cast<uint32_t>(b), h[b]});
+  // Estimates in order, stopping where pick_shift() stops (the second shift
+  // in a row that does not improve): it never reads the ones after.
   uint64_t estimates[shift_rule::kMaxShift + 1] = {};
-  for (unsigned j = 0; j < count; ++j) {
-    if (j > 0) {  // merge pairs of bins: the histogram of k0 + j
-      const std::size_t merged = (h.size() + 1) / 2;
-      for (std::size_t s = 0; s < merged; ++s) h[s] = h[2 * s] + (2 * s + 1 < h.size() ? h[2 * s + 1] : 0);
-      h.resize(merged);
+  unsigned computed = 0, worse = 0;
+  uint64_t best = 0;
+  for (unsigned j = 0; j < count && worse < 2; ++j) {
+    if (j > 0) merge_pairs(bins);
+    estimates[j] = shift_rule::estimated_bits(summarize_bins(bins, n), k0 + j);
+    if (j == 0 || estimates[j] < best) {
+      best = estimates[j];
+      worse = 0;
+    } else {
+      ++worse;
     }
-    estimates[j] = shift_rule::estimated_bits(summarize_all(h, n), k0 + j);
+    computed = j + 1;
   }
-  const unsigned k = shift_rule::pick_shift(estimates, count, k0, cost_out);
+  const unsigned k = shift_rule::pick_shift(estimates, computed, k0, cost_out);
   if (hist_out) {  // the histogram at k: bins of the k0 histogram merged by 2^(k - k0)
     const unsigned d = k - k0;
     hist_out->assign((std::size_t{top} >> k) + 1, 0);
-    const std::size_t used = std::min<std::size_t>(hist.size(), (std::size_t{top} >> k0) + 1);
     for (std::size_t b = 0; b < used; ++b) (*hist_out)[b >> d] += hist[b];
     while (hist_out->size() > 1 && hist_out->back() == 0) hist_out->pop_back();
   }
