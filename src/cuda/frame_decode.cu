@@ -135,14 +135,14 @@ void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload,
   launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream), stream);
 }
 
-void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
-  if (rle_path(f.header)) return check_rle_frame_decode(f, d_temp);
-  const uint64_t chunks = f.header.chunks();
-  if (chunks == 0) return;
-  const Temp t = carve(const_cast<void*>(d_temp), chunks);
-  std::vector<uint32_t> status(chunks);
-  CUDA_CHECK(cudaMemcpy(status.data(), t.status, 4 * chunks, cudaMemcpyDeviceToHost));
-  for (uint64_t c = 0; c < chunks; ++c)
+const uint32_t* frame_decode_status(const format::ParsedFrame& f, const void* d_temp) {
+  if (rle_path(f.header)) return rle_frame_decode_status(f, d_temp);
+  return carve(const_cast<void*>(d_temp), f.header.chunks()).status;
+}
+
+void check_frame_status(const format::ParsedFrame& f, const uint32_t* status) {
+  if (rle_path(f.header)) return check_rle_frame_status(f, status);
+  for (uint64_t c = 0; c < f.header.chunks(); ++c)
     SAFETY_CHECK(status[c] == kChunkOk,
                  status[c] == kChunkChecksum ? ErrorCode::checksum_mismatch : ErrorCode::corrupt_stream,
                  status[c] == kChunkChecksum ? "checksum mismatch in chunk " : "chunk ", c, " of the frame at byte ",
@@ -151,6 +151,14 @@ void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
                  : status[c] == kChunkPadding  ? "padding is not zero"
                  : status[c] == kChunkChecksum ? "the stream is corrupt"
                                                : "invalid Huffman code");
+}
+
+void check_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
+  const uint64_t chunks = f.header.chunks();
+  if (chunks == 0) return;
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), frame_decode_status(f, d_temp), 4 * chunks, cudaMemcpyDeviceToHost));
+  check_frame_status(f, status.data());
 }
 
 }  // namespace vlec::cuda

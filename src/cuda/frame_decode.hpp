@@ -34,4 +34,11 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const u
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
 void check_frame_decode(const format::ParsedFrame& frame, const void* d_temp);
 
+// The same in two halves, for a caller that decodes many frames and reads
+// all their statuses with one wait: the device address of the frame's
+// per-chunk status words (4 bytes a chunk, header.chunks() of them) in
+// d_temp, and the check of a host copy of them.
+const uint32_t* frame_decode_status(const format::ParsedFrame& frame, const void* d_temp);
+void check_frame_status(const format::ParsedFrame& frame, const uint32_t* status);
+
 }  // namespace vlec::cuda

@@ -282,18 +282,25 @@ void decode_rle_frame(const format::ParsedFrame& f, const uint8_t* d_payload, vo
   CUDA_CHECK(cudaGetLastError());
 }
 
-void check_rle_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
-  const uint64_t chunks = f.header.chunks();
-  if (chunks == 0) return;
-  const DecodeTemp t = carve_decode(const_cast<void*>(d_temp), f);
-  std::vector<uint32_t> status(chunks);
-  CUDA_CHECK(cudaMemcpy(status.data(), t.status, 4 * chunks, cudaMemcpyDeviceToHost));
-  for (uint64_t c = 0; c < chunks; ++c) {
+const uint32_t* rle_frame_decode_status(const format::ParsedFrame& f, const void* d_temp) {
+  return carve_decode(const_cast<void*>(d_temp), f).status;
+}
+
+void check_rle_frame_status(const format::ParsedFrame& f, const uint32_t* status) {
+  for (uint64_t c = 0; c < f.header.chunks(); ++c) {
     SAFETY_CHECK(status[c] != kRleChecksum, ErrorCode::checksum_mismatch, "checksum mismatch in chunk ", c,
                  " of the frame at byte ", f.stream_offset, ": the stream is corrupt");
     SAFETY_CHECK(status[c] == kRleOk, ErrorCode::corrupt_stream, "chunk ", c, " of the frame at byte ",
                  f.stream_offset, ": ", rle_status_text(status[c]));
   }
+}
+
+void check_rle_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
+  const uint64_t chunks = f.header.chunks();
+  if (chunks == 0) return;
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), rle_frame_decode_status(f, d_temp), 4 * chunks, cudaMemcpyDeviceToHost));
+  check_rle_frame_status(f, status.data());
 }
 
 }  // namespace vlec::cuda

@@ -125,5 +125,8 @@ void decode_rle_frame(const format::ParsedFrame& frame, const uint8_t* d_payload
                       std::size_t temp_bytes, cudaStream_t stream);
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
 void check_rle_frame_decode(const format::ParsedFrame& frame, const void* d_temp);
+// Its two halves: where the per-chunk status words are, and the check of a host copy.
+const uint32_t* rle_frame_decode_status(const format::ParsedFrame& frame, const void* d_temp);
+void check_rle_frame_status(const format::ParsedFrame& frame, const uint32_t* status);
 
 }  // namespace vlec::cuda

@@ -78,16 +78,12 @@ struct Plan {
   Layout layout;
 };
 
-// The checks of wavelet/decode.cpp's embedded_frame() on a header read from the device.
-format::ParsedFrame read_embedded(const Plan& p, const uint8_t* d_frame, std::size_t g, cudaStream_t stream) {
+// The checks of wavelet/decode.cpp's embedded_frame() on group g's header
+// area (`area`, `available` bytes of it at hand).
+format::ParsedFrame check_embedded(const Plan& p, std::size_t g, const uint8_t* area, std::size_t available) {
   const wavelet::Group& gr = p.w.header.groups[g];
-  const uint64_t at = p.w.frame.header_area_bytes() + gr.frame_offset;
-  const uint64_t where = p.w.stream_offset + at;
-  std::vector<uint8_t> area;
-  read_device(area, d_frame + at, format::kFixedHeaderBytes, stream);  // frame_bytes >= 48 (parse_wavelet_frame)
-  const format::FrameHeader h = format::read_fixed_header(area.data(), area.size(), where);
-  read_device(area, d_frame + at, std::min<uint64_t>(h.header_area_bytes(), gr.frame_bytes), stream);
-  format::ParsedFrame f = format::parse_frame_header(area.data(), area.size(), gr.frame_bytes, where);
+  const uint64_t where = p.w.stream_offset + p.w.frame.header_area_bytes() + gr.frame_offset;
+  format::ParsedFrame f = format::parse_frame_header(area, available, gr.frame_bytes, where);
   SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
                " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
   SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",
@@ -99,20 +95,69 @@ format::ParsedFrame read_embedded(const Plan& p, const uint8_t* d_frame, std::si
   return f;
 }
 
-Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream) {
+// Every group's embedded frame header. From the host's copy of the frame
+// when there is one (the host API); else from the device in two rounds of
+// copies into pinned memory, one wait each (fixed headers, then header
+// areas), not two waits per group.
+std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_frame, const uint8_t* host_frame,
+                                               cudaStream_t stream) {
+  const std::vector<wavelet::Group>& groups = p.w.header.groups;
+  const std::size_t G = groups.size();
+  const uint64_t payload = p.w.frame.header_area_bytes();
+  std::vector<format::ParsedFrame> frames;
+  frames.reserve(G);
+  if (host_frame) {
+    for (std::size_t g = 0; g < G; ++g) {
+      const uint8_t* area = host_frame + payload + groups[g].frame_offset;  // frame_bytes >= 48 (parse_wavelet_frame)
+      const format::FrameHeader h = format::read_fixed_header(area, format::kFixedHeaderBytes,
+                                                              p.w.stream_offset + payload + groups[g].frame_offset);
+      frames.push_back(check_embedded(p, g, area, std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes)));
+    }
+    return frames;
+  }
+  PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
+  for (std::size_t g = 0; g < G; ++g)
+    CUDA_CHECK(cudaMemcpyAsync(fixed.get() + g * format::kFixedHeaderBytes, d_frame + payload + groups[g].frame_offset,
+                               format::kFixedHeaderBytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<uint64_t> at(G + 1, 0);
+  for (std::size_t g = 0; g < G; ++g) {
+    const format::FrameHeader h = format::read_fixed_header(fixed.get() + g * format::kFixedHeaderBytes,
+                                                            format::kFixedHeaderBytes,
+                                                            p.w.stream_offset + payload + groups[g].frame_offset);
+    at[g + 1] = at[g] + std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
+  }
+  PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
+  for (std::size_t g = 0; g < G; ++g)
+    CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
+                               cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t g = 0; g < G; ++g) frames.push_back(check_embedded(p, g, areas.get() + at[g], at[g + 1] - at[g]));
+  return frames;
+}
+
+// The decode plan of the frame at d_frame (`bytes` bytes in device memory);
+// `host_frame`, if not null, is the same frame in host memory, from which the
+// headers are then read without a copy or a wait.
+Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, const uint8_t* host_frame = nullptr) {
   const auto* d_frame = static_cast<const uint8_t*>(d_frame_v);
   VLEC_REQUIRE(d_frame != nullptr || bytes == 0, "null stream");
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_frame) % 8 == 0, "the stream must be 8-byte aligned in device memory");
   Plan p;
   std::vector<uint8_t> area;
-  read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
-  const format::FrameHeader fh = format::read_fixed_header(area.data(), area.size(), 0);
+  const uint8_t* header = host_frame;
+  if (!host_frame) read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
+  const format::FrameHeader fh = format::read_fixed_header(host_frame ? host_frame : area.data(),
+                                                           std::min<std::size_t>(bytes, format::kFixedHeaderBytes), 0);
   SAFETY_CHECK(fh.codec == Codec::wavelet, ErrorCode::invalid_argument, "frame at byte 0 is a ",
                to_string(fh.codec), " frame, not a wavelet frame");
-  read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
+  if (!host_frame) {
+    read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
+    header = area.data();
+  }
   // parse_wavelet_frame reads only the header area (it checks `bytes`
   // against the area and the frame size before it would read further).
-  p.w = wavelet::parse_wavelet_frame(area.data(), bytes, 0);
+  p.w = wavelet::parse_wavelet_frame(header, bytes, 0);
   p.w.payload = nullptr;
   p.segmented = p.w.header.segmented_checksum;
   const wavelet::Header& h = p.w.header;
@@ -124,16 +169,15 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream) {
 
   const wavelet::Subbands sb(p.shape, h.levels);
   const std::size_t G = h.groups.size();
-  p.frames.reserve(G);
+  p.frames = read_embedded(p, d_frame, host_frame, stream);
   uint64_t first = 0;
   for (std::size_t g = 0; g < G; ++g) {
     const wavelet::Group& gr = h.groups[g];
-    p.frames.push_back(read_embedded(p, d_frame, g, stream));
     GroupDesc d;
     d.first = first;
     d.n = gr.samples;
     d.low_bytes = wavelet::low_bits_bytes(gr.samples, gr.shift);
-    d.width = p.frames.back().header.width;
+    d.width = p.frames[g].header.width;
     d.shift = gr.shift;
     p.groups.push_back(d);
     uint64_t box_first = first;
@@ -185,10 +229,21 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream) {
 
 void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
   const wavelet::Header& h = p.w.header;
-  for (std::size_t g = 0; g < p.frames.size(); ++g) check_frame_decode(p.frames[g], d_temp + p.layout.frame_temp[g]);
-  uint64_t st[wavelet_gpu::kStatusWords];
-  CUDA_CHECK(cudaMemcpyAsync(st, d_temp + p.layout.status, sizeof st, cudaMemcpyDeviceToHost, stream));
+  // Every group's chunk statuses and the frame's status words, one wait.
+  const std::size_t G = p.frames.size();
+  std::vector<uint64_t> at(G + 1, 0);
+  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + p.frames[g].header.chunks();
+  PinnedBuffer<uint64_t> st_buffer(wavelet_gpu::kStatusWords);
+  PinnedBuffer<uint32_t> chunk_status(std::max<uint64_t>(at[G], 1));
+  for (std::size_t g = 0; g < G; ++g)
+    if (at[g + 1] > at[g])
+      CUDA_CHECK(cudaMemcpyAsync(chunk_status.get() + at[g], frame_decode_status(p.frames[g], d_temp + p.layout.frame_temp[g]),
+                                 4 * (at[g + 1] - at[g]), cudaMemcpyDeviceToHost, stream));
+  uint64_t* st = st_buffer.get();
+  CUDA_CHECK(cudaMemcpyAsync(st, d_temp + p.layout.status, 8 * wavelet_gpu::kStatusWords, cudaMemcpyDeviceToHost,
+                             stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t g = 0; g < G; ++g) check_frame_status(p.frames[g], chunk_status.get() + at[g]);
   const uint64_t none = ~uint64_t{0};
   SAFETY_CHECK(st[wavelet_gpu::kStatusWide] == none, ErrorCode::corrupt_stream, "wavelet coefficient ",
                st[wavelet_gpu::kStatusWide] & ((uint64_t{1} << 40) - 1), " of group ",
@@ -224,11 +279,14 @@ std::size_t wavelet_decompress_temp_bytes(const void* d_frame, std::size_t bytes
   return cuda::make_plan(d_frame, bytes, nullptr).layout.total;
 }
 
-std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d_out_v, std::size_t capacity,
-                               void* d_temp_v, std::size_t temp_bytes, Stream stream) {
+namespace {
+
+// The decode of a planned frame (device::wavelet_decompress and the host
+// API's decompress_wavelet, which plans from its host copy of the frame).
+std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out_v, std::size_t capacity,
+                               void* d_temp_v, std::size_t temp_bytes, cudaStream_t stream) {
   using namespace cuda;
   namespace wg = wavelet_gpu;
-  Plan p = make_plan(d_frame_v, bytes, stream);
   const Layout& L = p.layout;
   const wavelet::Header& h = p.w.header;
   const uint64_t out_bytes = p.w.output_bytes();
@@ -317,6 +375,14 @@ std::size_t wavelet_decompress(const void* d_frame_v, std::size_t bytes, void* d
   return out_bytes;
 }
 
+}  // namespace
+
+std::size_t wavelet_decompress(const void* d_frame, std::size_t bytes, void* d_out, std::size_t capacity,
+                               void* d_temp, std::size_t temp_bytes, Stream stream) {
+  cuda::Plan p = cuda::make_plan(d_frame, bytes, stream);
+  return decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
+}
+
 }  // namespace vlec::device
 
 namespace vlec::cuda {
@@ -338,10 +404,11 @@ void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
   const std::size_t out_bytes = w.output_bytes();
   SlotBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
   try {
-    const std::size_t temp_bytes = device::wavelet_decompress_temp_bytes(d_frame.get(), frame_bytes);
-    SlotBuffer<uint8_t> d_temp(temp_bytes);
-    device::wavelet_decompress(d_frame.get(), frame_bytes, d_out.get(), std::max<std::size_t>(out_bytes, 16),
-                               d_temp.get(), temp_bytes, nullptr);
+    // One plan, from the host's copy of the headers (no reads back from the device).
+    Plan p = make_plan(d_frame.get(), frame_bytes, nullptr, frame);
+    SlotBuffer<uint8_t> d_temp(p.layout.total);
+    device::decompress_planned(p, d_frame.get(), d_out.get(), std::max<std::size_t>(out_bytes, 16), d_temp.get(),
+                               p.layout.total, nullptr);
   } catch (const Error& e) {
     // The device decoder sees this frame at byte 0: name its place in the
     // caller's stream too (same code, so callers see the CPU's error).
