@@ -1,7 +1,7 @@
 // cuda/host_staging.hpp: what the host API's GPU paths need to move host
 // data through the GPU: pinned and device buffers kept in a process-wide pool
-// between calls, a stream, and a host copy on all threads into or out of
-// pinned memory.
+// between calls, a stream, a host copy on all threads into or out of pinned
+// memory, and device-to-host reads gathered into one wait.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -142,6 +143,53 @@ inline void parallel_copy(uint8_t* dst, const uint8_t* src, std::size_t bytes, u
     const std::size_t at = i * kPart;
     std::memcpy(dst + at, src + at, std::min(kPart, bytes - at));
   });
+}
+
+// Device-to-host reads gathered into one pinned buffer and waited for once:
+// a pageable target would make each copy wait for itself.
+class HostReads {
+ public:
+  template <typename T>
+  void add(std::vector<T>& dst, const void* src, std::size_t count) {
+    reads_.push_back({src, count * sizeof(T), [&dst, count](const uint8_t* p) {
+                        dst.resize(count);
+                        if (count) std::memcpy(dst.data(), p, count * sizeof(T));
+                      }});
+  }
+  // Enqueue every read on `stream`, wait, and fill the vectors.
+  void wait(cudaStream_t stream) {
+    std::size_t total = 0;
+    for (const Read& r : reads_) total += (r.bytes + 15) / 16 * 16;
+    PinnedBuffer<uint8_t> staged(std::max<std::size_t>(total, 16));
+    std::size_t at = 0;
+    for (const Read& r : reads_) {
+      if (r.bytes) CUDA_CHECK(cudaMemcpyAsync(staged.get() + at, r.src, r.bytes, cudaMemcpyDeviceToHost, stream));
+      at += (r.bytes + 15) / 16 * 16;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    at = 0;
+    for (const Read& r : reads_) {
+      r.deliver(staged.get() + at);
+      at += (r.bytes + 15) / 16 * 16;
+    }
+    reads_.clear();
+  }
+
+ private:
+  struct Read {
+    const void* src;
+    std::size_t bytes;
+    std::function<void(const uint8_t*)> deliver;
+  };
+  std::vector<Read> reads_;
+};
+
+// One device-to-host read, waited for.
+template <typename T>
+inline void read_now(std::vector<T>& dst, const void* src, std::size_t count, cudaStream_t stream) {
+  HostReads r;
+  r.add(dst, src, count);
+  r.wait(stream);
 }
 
 }  // namespace vlec::cuda

@@ -33,6 +33,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -210,13 +212,6 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   return L;
 }
 
-// Host copy of device bytes on `stream` (no wait: the caller waits once for several).
-template <typename T>
-void copy_to_host(std::vector<T>& dst, const void* src, std::size_t count, cudaStream_t stream) {
-  dst.resize(count);
-  if (count) CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
-}
-
 template <typename T>
 void copy_to_device(void* dst, const std::vector<T>& src, cudaStream_t stream) {
   // Pageable sources: cudaMemcpyAsync returns once the bytes are staged.
@@ -342,10 +337,11 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
   std::vector<int32_t> host_small;
-  copy_to_host(st, status, kStatusWords, stream);
-  copy_to_host(host_tops, tops, L.large, stream);
-  copy_to_host(host_small, small, L.small_values, stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 1
+  HostReads reads;
+  reads.add(st, status, kStatusWords);
+  reads.add(host_tops, tops, L.large);
+  reads.add(host_small, small, L.small_values);
+  reads.wait(stream);  // wait 1
   phase(1);
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
@@ -363,9 +359,9 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     v.n = s.box.samples();
     v.top = host_tops[s.slot];
     const uint32_t bins = (v.top >> wavelet::shift_rule::smallest_shift(v.top)) + 1;
-    copy_to_host(v.hist, hist + uint64_t{s.slot} * wg::kHistBins, bins, stream);
+    reads.add(v.hist, hist + uint64_t{s.slot} * wg::kHistBins, bins);
   }
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 2
+  reads.wait(stream);  // wait 2
   phase(2);
 
   // 2. The writer's decisions, by the CPU writer's code.
@@ -428,15 +424,13 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                      reinterpret_cast<const wg::EncodeTile*>(t + L.sym_tiles), static_cast<uint32_t>(sym_tiles.size()),
                      reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs, stream);
   std::vector<uint64_t> host_runs;
-  copy_to_host(host_runs, runs, G, stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 3
+  read_now(host_runs, runs, G, stream);  // wait 3
   phase(4);
   std::vector<Codec> codecs(G, Codec::huffman);
   std::vector<uint8_t> symbols;
   for (std::size_t g = 0; g < G; ++g) {
     if (wavelet::runs_pick_huffman(host_runs[g], counts[g])) continue;
-    copy_to_host(symbols, t + L.symbols + sym_at[g], counts[g] * dtype_bytes(types[g]), stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // one wait per run-heavy group
+    read_now(symbols, t + L.symbols + sym_at[g], counts[g] * dtype_bytes(types[g]), stream);  // one wait per run-heavy group
     codecs[g] = wavelet::embedded_codec(host_runs[g], counts[g], symbols.data(), types[g], threads);
   }
 
@@ -463,8 +457,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   }
   join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;
-  copy_to_host(host_sizes, sizes, 2 * G, stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // wait 4
+  read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
   phase(6);
   std::vector<uint64_t> frame_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
