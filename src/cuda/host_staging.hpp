@@ -1,7 +1,8 @@
 // cuda/host_staging.hpp: what the host API's GPU paths need to move host
 // data through the GPU: pinned and device buffers kept in a process-wide pool
 // between calls, a stream, a host copy on all threads into or out of pinned
-// memory, and device-to-host reads gathered into one wait.
+// memory, device-to-host reads gathered into one wait, and host-to-device
+// writes that never wait.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -191,5 +193,24 @@ inline void read_now(std::vector<T>& dst, const void* src, std::size_t count, cu
   r.add(dst, src, count);
   r.wait(stream);
 }
+
+// Host-to-device copies of small host arrays through pinned memory, so that
+// enqueuing them never waits for the stream (from pageable memory a copy may).
+// The staging buffers live as long as this object: keep it until the stream
+// has been waited for.
+class HostWrites {
+ public:
+  template <typename T>
+  void add(void* dst, const std::vector<T>& src, cudaStream_t stream) {
+    const std::size_t bytes = src.size() * sizeof(T);
+    if (bytes == 0) return;
+    staged_.push_back(std::make_unique<PinnedBuffer<uint8_t>>(bytes));
+    std::memcpy(staged_.back()->get(), src.data(), bytes);
+    CUDA_CHECK(cudaMemcpyAsync(dst, staged_.back()->get(), bytes, cudaMemcpyHostToDevice, stream));
+  }
+
+ private:
+  std::vector<std::unique_ptr<PinnedBuffer<uint8_t>>> staged_;
+};
 
 }  // namespace vlec::cuda
