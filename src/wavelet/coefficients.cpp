@@ -224,13 +224,17 @@ unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t to
     computed = j + 1;
   }
   const unsigned k = shift_rule::pick_shift(estimates, computed, k0, cost_out);
-  if (hist_out) {  // the histogram at k: bins of the k0 histogram merged by 2^(k - k0)
-    const unsigned d = k - k0;
-    hist_out->assign((std::size_t{top} >> k) + 1, 0);
-    for (std::size_t b = 0; b < used; ++b) (*hist_out)[b >> d] += hist[b];
-    while (hist_out->size() > 1 && hist_out->back() == 0) hist_out->pop_back();
-  }
+  if (hist_out) histogram_at_shift(hist, top, k, *hist_out);
   return k;
+}
+
+void histogram_at_shift(const std::vector<uint64_t>& hist, uint32_t top, unsigned k, std::vector<uint64_t>& out) {
+  const unsigned k0 = shift_rule::smallest_shift(top);
+  const unsigned d = k - k0;
+  const std::size_t used = std::min<std::size_t>(hist.size(), (std::size_t{top} >> k0) + 1);
+  out.assign((std::size_t{top} >> k) + 1, 0);
+  for (std::size_t b = 0; b < used; ++b) out[b >> d] += hist[b];
+  while (out.size() > 1 && out.back() == 0) out.pop_back();
 }
 
 uint64_t low_bits_bytes(uint64_t n, unsigned k) { return align_up(div_ceil(n * k, 8), 8); }

@@ -52,6 +52,10 @@ unsigned choose_shift(const uint32_t* z, std::size_t n, unsigned search = shift_
 // and log2_fx of small counts from a table of its own values. `hist_out`, if
 // given, receives the histogram of the symbols at the chosen shift (without
 // trailing empty bins), which is exactly what the Huffman coder would count.
+// The histogram at shift k of a histogram at k0 = smallest_shift(top): its
+// bins merged by 2^(k - k0), trailing empty bins dropped (as choose_shift's
+// `hist_out`).
+void histogram_at_shift(const std::vector<uint64_t>& hist, uint32_t top, unsigned k, std::vector<uint64_t>& out);
 unsigned choose_shift(const std::vector<uint64_t>& hist, uint64_t n, uint32_t top,
                       unsigned search = shift_rule::kDefaultSearch, uint64_t* cost = nullptr,
                       std::vector<uint64_t>* hist_out = nullptr);

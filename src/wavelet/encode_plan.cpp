@@ -39,10 +39,16 @@ LevelStats level_stats(unsigned plane, const Subbands& sb, unsigned l, const Box
   return ls;
 }
 
+// The shift rule for `st`, answered once per search setting (ValueStats' cache).
+void settle_shift(const ValueStats& st, const EncoderTuning& t) {
+  if (st.cached_search == t.shift_search) return;
+  st.cached_shift = choose_shift(st.hist, st.n, st.top, t.shift_search, &st.cached_bits);
+  st.cached_search = t.shift_search;
+}
+
 uint64_t estimated_group_bits(const ValueStats& st, const EncoderTuning& t) {
-  uint64_t bits = 0;
-  choose_shift(st.hist, st.n, st.top, t.shift_search, &bits);
-  return shift_rule::group_bits(bits);
+  settle_shift(st, t);
+  return shift_rule::group_bits(st.cached_bits);
 }
 
 // Whether coding each detail subband of a level with its own codebook is
@@ -123,7 +129,9 @@ EncodePlan plan_encode(const Subbands& sb, unsigned planes, unsigned threads, co
 }
 
 unsigned group_shift(const ValueStats& stats, const EncoderTuning& t, std::vector<uint64_t>* hist_out) {
-  return choose_shift(stats.hist, stats.n, stats.top, t.shift_search, nullptr, hist_out);
+  settle_shift(stats, t);
+  if (hist_out) histogram_at_shift(stats.hist, stats.top, stats.cached_shift, *hist_out);
+  return stats.cached_shift;
 }
 
 Codec embedded_codec(uint64_t runs, uint64_t n, const uint8_t* symbols, DType type, unsigned threads) {

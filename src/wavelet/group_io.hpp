@@ -25,6 +25,11 @@ struct ValueStats {
   uint64_t n = 0;
   uint32_t top = 0;
   std::vector<uint64_t> hist;
+  // The shift rule's answer for this histogram once asked (encode_plan.cpp):
+  // the split decision and the group's shift ask for it twice, and on a
+  // 16-bit image each answer is a pass over tens of thousands of bins.
+  mutable unsigned cached_search = ~0u, cached_shift = 0;
+  mutable uint64_t cached_bits = 0;
 };
 
 ValueStats value_stats(const int32_t* plane, const DwtShape& shape, const std::vector<Box>& boxes);
