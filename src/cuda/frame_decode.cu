@@ -1,5 +1,6 @@
 // cuda/frame_decode.cu: see frame_decode.hpp.
 #include "cuda/frame_decode.hpp"
+#include "cuda/host_staging.hpp"
 
 #include <vector>
 
@@ -78,7 +79,8 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
 }
 
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
-                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+                                       HostWrites* writes) {
   const format::FrameHeader& h = f.header;
   VLEC_REQUIRE(frame_decodable(h) && !rle_path(h), "the GPU Huffman decoder does not take ",
                to_string(h.codec), " frames");
@@ -88,7 +90,10 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
   const Temp t = carve(d_temp, chunks);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
   const std::vector<ChunkDesc> descs = chunk_descs(f);
-  CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
+  if (writes)
+    writes->add(t.descs, descs, stream);
+  else
+    CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
   if (h.codec == Codec::huffman) {
     const huffman::GpuDecodeTables g = huffman::make_gpu_decode_tables(f.codebooks[0], h.width);
     const huffman::DecodeTable& table = g.cpu;
@@ -99,7 +104,11 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
     for (unsigned l = 0; l < kCanonSlots; ++l)
       canon[l] = table.first[l], canon[kCanonSlots + l] = table.count[l], canon[2 * kCanonSlots + l] = table.offset[l];
     auto upload = [&](void* to, const void* from, std::size_t bytes) {
-      if (bytes) CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
+      if (!bytes) return;
+      if (writes)
+        writes->add_bytes(to, from, bytes, stream);
+      else
+        CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
     };
     upload(t.single, g.single.data(), 4 * g.single.size());
     upload(t.sub, table.sub.data(), 4 * table.sub.size());
@@ -130,9 +139,9 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
 }
 
 void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,
-                         std::size_t temp_bytes, cudaStream_t stream) {
+                         std::size_t temp_bytes, cudaStream_t stream, HostWrites* writes) {
   if (rle_path(f.header)) return decode_rle_frame(f, d_payload, d_out, d_temp, temp_bytes, stream);
-  launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream), stream);
+  launch_huffman_decode(prepare_frame_decode(f, d_payload, d_out, d_temp, temp_bytes, stream, writes), stream);
 }
 
 const uint32_t* frame_decode_status(const format::ParsedFrame& f, const void* d_temp) {

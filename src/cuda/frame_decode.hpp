@@ -20,16 +20,23 @@ bool frame_decodable(const format::FrameHeader& h);
 
 std::size_t frame_decode_temp_bytes(const format::ParsedFrame& frame);
 
+class HostWrites;
+
 // Enqueue the decode of `frame` (header parsed on the host) from d_payload
-// into d_out (elements * width bytes, 16-byte aligned).
+// into d_out (elements * width bytes, 16-byte aligned). `writes`, if given,
+// stages the host-to-device uploads (chunk descriptors, decode tables)
+// through pinned memory that it keeps until the caller has waited for the
+// stream (a caller decoding many frames on a few streams: an upload from
+// pageable memory may wait for the frame before it on its stream).
 void decode_frame_device(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
-                         std::size_t temp_bytes, cudaStream_t stream);
+                         std::size_t temp_bytes, cudaStream_t stream, HostWrites* writes = nullptr);
 
 // The two halves of decode_frame_device (Huffman and raw frames), for
 // benchmarks that time the kernel alone: upload descriptors and tables (returns the kernel's arguments; an
 // empty frame gives chunk_count 0), then launch_huffman_decode(args).
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
-                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream);
+                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+                                       HostWrites* writes = nullptr);
 
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
 void check_frame_decode(const format::ParsedFrame& frame, const void* d_temp);

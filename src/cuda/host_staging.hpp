@@ -202,10 +202,12 @@ class HostWrites {
  public:
   template <typename T>
   void add(void* dst, const std::vector<T>& src, cudaStream_t stream) {
-    const std::size_t bytes = src.size() * sizeof(T);
+    add_bytes(dst, src.data(), src.size() * sizeof(T), stream);
+  }
+  void add_bytes(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
     if (bytes == 0) return;
     staged_.push_back(std::make_unique<PinnedBuffer<uint8_t>>(bytes));
-    std::memcpy(staged_.back()->get(), src.data(), bytes);
+    std::memcpy(staged_.back()->get(), src, bytes);
     CUDA_CHECK(cudaMemcpyAsync(dst, staged_.back()->get(), bytes, cudaMemcpyHostToDevice, stream));
   }
 

@@ -314,6 +314,7 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   // caller's stream holds so far; join: the caller's stream waits for all.
   const std::vector<cudaStream_t>& side = side_streams();
   CallEvents events;
+  HostWrites writes;  // the groups' uploads, pinned until the wait at the end
   const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
   fork_side_streams(events, stream, used);
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
@@ -321,16 +322,12 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
     p.groups[g].low = payload + h.groups[g].bits_offset;
     const uint8_t* frame_payload = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
     decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
-                        d_temp + L.frame_temp[g], L.frame_temp_bytes[g], side[g % side.size()]);
+                        d_temp + L.frame_temp[g], L.frame_temp_bytes[g], side[g % side.size()], &writes);
   }
   join_side_streams(events, stream, used);
   phase(1);
-  // Pageable sources: cudaMemcpyAsync returns once the bytes are staged, so
-  // the host vectors may go when this function returns.
-  CUDA_CHECK(cudaMemcpyAsync(d_temp + L.groups, p.groups.data(), sizeof(GroupDesc) * p.groups.size(),
-                             cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemcpyAsync(d_temp + L.boxes, p.boxes.data(), sizeof(BoxDesc) * p.boxes.size(),
-                             cudaMemcpyHostToDevice, stream));
+  writes.add(d_temp + L.groups, p.groups, stream);
+  writes.add(d_temp + L.boxes, p.boxes, stream);
   wg::ScatterArgs sa;
   sa.groups = reinterpret_cast<const GroupDesc*>(d_temp + L.groups);
   sa.boxes = reinterpret_cast<const BoxDesc*>(d_temp + L.boxes);
