@@ -46,7 +46,6 @@
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
-#include "cuda/wavelet_embedded.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
@@ -82,10 +81,15 @@ constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform'
 constexpr uint64_t kHostStatsLimit = 4096;
 constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
 
-
 uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-device::CompressOptions frame_options(Codec codec, DType type) { return embedded_frame_options(codec, type); }
+device::CompressOptions frame_options(Codec codec, DType type) {
+  device::CompressOptions o;
+  o.codec = codec;
+  o.dtype = type;
+  o.chunk_elements = wavelet::kEmbeddedChunkElements;
+  return o;
+}
 
 // Every subband box of every plane, in a fixed order (plane, low band, then
 // levels 1..L, kinds 1..7), with where its statistics come from.
@@ -178,9 +182,8 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
     for (const GroupSpec& s : wavelet::plan_groups(sb, im.planes, [&](unsigned, unsigned) { return split == 1; }))
       for (Codec c : {Codec::huffman, Codec::rle, Codec::rle_huffman, Codec::raw})
         for (DType t : {DType::u8, DType::u16})
-          frame_temp = std::max({frame_temp,
-                                 device::compress_temp_bytes(wavelet::group_samples(sb.boxes(s)), frame_options(c, t)),
-                                 embedded_huffman_temp_bytes(wavelet::group_samples(sb.boxes(s)), t)});
+          frame_temp = std::max(frame_temp,
+                                device::compress_temp_bytes(wavelet::group_samples(sb.boxes(s)), frame_options(c, t)));
   L.frame_temp_bytes = round_up(frame_temp);
 
   std::size_t at = 0;
@@ -436,6 +439,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 
   // 4. The embedded frames, side by side (the coefficients' region is free now).
   phase(5);
+  const std::vector<cudaStream_t>& side = side_streams();
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
   std::vector<std::size_t> frame_at(G);
   std::size_t frames_used = 0;
@@ -444,11 +448,17 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     frames_used += round_up(device::compress_capacity(counts[g], frame_options(codecs[g], types[g])));
   }
   SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
-  std::vector<EmbeddedGroup> jobs(G);
-  for (std::size_t g = 0; g < G; ++g)
-    jobs[g] = {t + L.symbols + sym_at[g], counts[g], types[g], codecs[g], &plan.stats[g], shifts[g],
-               t + L.coeffs + frame_at[g]};
-  encode_embedded_frames(jobs, sizes, t + L.frame_temp, L.frame_temp_bytes, stream, writes);
+  CallEvents events;
+  const std::size_t used = std::min<std::size_t>(side.size(), G);
+  fork_side_streams(events, stream, used);
+  for (std::size_t g = 0; g < G; ++g) {
+    const device::CompressOptions fo = frame_options(codecs[g], types[g]);
+    const std::size_t s = g % side.size();
+    device::compress(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
+                     device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
+                     t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo);
+  }
+  join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;
   read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
   phase(6);
