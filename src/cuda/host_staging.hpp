@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -24,16 +25,19 @@ namespace vlec::cuda {
 // Pinned and device buffers kept for the next call: pinning memory costs
 // about as much as copying it (~0.1 s a GiB), and host API calls tend to come
 // one after another with the same sizes. At most kPoolIdleBytes of each kind
-// wait idle; a failed allocation first gives the idle ones back.
+// wait idle; a failed allocation first gives the idle ones back. Device
+// buffers are handed out only on the device they were allocated on (the
+// caller's current device); pinned ones are portable.
 class Pool {
  public:
   explicit Pool(bool pinned) : pinned_(pinned) {}
   void* take(std::size_t bytes) {
+    const int device = current_device();
     {
       std::lock_guard<std::mutex> lock(m_);
       std::size_t best = idle_.size();
       for (std::size_t i = 0; i < idle_.size(); ++i)  // the smallest that fits, if not twice too large
-        if (idle_[i].bytes >= bytes && idle_[i].bytes <= 2 * bytes + (1 << 20) &&
+        if (idle_[i].device == device && idle_[i].bytes >= bytes && idle_[i].bytes <= 2 * bytes + (1 << 20) &&
             (best == idle_.size() || idle_[i].bytes < idle_[best].bytes))
           best = i;
       if (best != idle_.size()) {
@@ -49,11 +53,13 @@ class Pool {
       release_idle();
       CUDA_CHECK(allocate(&p, bytes));
     }
+    std::lock_guard<std::mutex> lock(m_);
+    device_of_[p] = device;
     return p;
   }
   void give(void* p, std::size_t bytes) {
     std::lock_guard<std::mutex> lock(m_);
-    idle_.push_back({p, bytes});
+    idle_.push_back({p, bytes, device_of_[p]});
     idle_bytes_ += bytes;
     while (idle_bytes_ > kPoolIdleBytes) {  // the oldest go first
       free_one(idle_.front().ptr);
@@ -67,11 +73,20 @@ class Pool {
   struct Idle {
     void* ptr;
     std::size_t bytes;
+    int device;
   };
-  cudaError_t allocate(void** p, std::size_t bytes) {
-    return pinned_ ? cudaHostAlloc(p, bytes, cudaHostAllocDefault) : cudaMalloc(p, bytes);
+  int current_device() const {
+    int d = 0;
+    if (!pinned_) CUDA_CHECK(cudaGetDevice(&d));
+    return d;
   }
-  void free_one(void* p) { pinned_ ? cudaFreeHost(p) : cudaFree(p); }
+  cudaError_t allocate(void** p, std::size_t bytes) {
+    return pinned_ ? cudaHostAlloc(p, bytes, cudaHostAllocPortable) : cudaMalloc(p, bytes);
+  }
+  void free_one(void* p) {
+    pinned_ ? cudaFreeHost(p) : cudaFree(p);
+    device_of_.erase(p);
+  }
   void release_idle() {
     std::lock_guard<std::mutex> lock(m_);
     for (const Idle& i : idle_) free_one(i.ptr);
@@ -81,6 +96,7 @@ class Pool {
   const bool pinned_;
   std::mutex m_;
   std::vector<Idle> idle_;
+  std::map<void*, int> device_of_;  // every buffer this pool allocated and has not freed
   std::size_t idle_bytes_ = 0;
 };
 
