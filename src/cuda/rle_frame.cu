@@ -295,12 +295,4 @@ void check_rle_frame_status(const format::ParsedFrame& f, const uint32_t* status
   }
 }
 
-void check_rle_frame_decode(const format::ParsedFrame& f, const void* d_temp) {
-  const uint64_t chunks = f.header.chunks();
-  if (chunks == 0) return;
-  std::vector<uint32_t> status(chunks);
-  CUDA_CHECK(cudaMemcpy(status.data(), rle_frame_decode_status(f, d_temp), 4 * chunks, cudaMemcpyDeviceToHost));
-  check_rle_frame_status(f, status.data());
-}
-
 }  // namespace vlec::cuda

@@ -123,9 +123,9 @@ void decode_rle_huffman_parts(const RleHuffmanPartsArgs& args, cudaStream_t stre
 std::size_t rle_frame_decode_temp_bytes(const format::ParsedFrame& frame);
 void decode_rle_frame(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out, void* d_temp,
                       std::size_t temp_bytes, cudaStream_t stream);
-// After the stream completed: throws the CPU decoder's error for the first bad chunk.
-void check_rle_frame_decode(const format::ParsedFrame& frame, const void* d_temp);
-// Its two halves: where the per-chunk status words are, and the check of a host copy.
+// After the stream completed (check_frame_decode in frame_decode.hpp does
+// both for every codec): where the per-chunk status words are, and the check
+// of a host copy, which throws the CPU decoder's error for the first bad chunk.
 const uint32_t* rle_frame_decode_status(const format::ParsedFrame& frame, const void* d_temp);
 void check_rle_frame_status(const format::ParsedFrame& frame, const uint32_t* status);
 
