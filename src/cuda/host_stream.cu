@@ -28,6 +28,7 @@
 #include "cuda/host_staging.hpp"
 #include "cuda/histogram_gpu.hpp"
 #include "cuda/huffman_encode.hpp"
+#include "huffman/chunk_codec.hpp"
 #include "huffman/codebook.hpp"
 
 namespace vlec::cuda {
@@ -42,14 +43,6 @@ uint64_t whole_chunks(uint64_t piece_bytes, uint64_t chunk_bytes) {
 }
 
 uint64_t align_to(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-// The device encode table of a codebook: (length << 24) | reversed code.
-std::vector<uint32_t> encode_entries(const huffman::Codebook& book, uint32_t table_size) {
-  std::vector<uint32_t> e(table_size, 0);
-  for (uint32_t s = 0; s < book.alphabet_size && s < table_size; ++s)
-    if (book.lengths[s]) e[s] = (uint32_t{book.lengths[s]} << 24) | book.codes[s];
-  return e;
-}
 
 // One slot of the encoder: buffers for a piece of up to `chunks` chunks.
 struct EncodeSlot {
@@ -220,7 +213,7 @@ std::size_t compress_huffman_streamed(const uint8_t* input, uint64_t elements, D
   // The codebook, by the CPU backend's builder (its errors included).
   const huffman::Codebook book = huffman::build_codebook(hist, max_code_length);
   const std::vector<uint8_t> serialized = huffman::serialize_codebook(book);
-  const std::vector<uint32_t> entries = encode_entries(book, table_size);
+  const std::vector<uint32_t> entries = huffman::make_encode_table(book, dtype).entry;  // table_size entries
   DeviceBuffer<uint32_t> d_entries(table_size + 8);
   const uint32_t info[4] = {static_cast<uint32_t>(serialized.size()), book.max_length, book.alphabet_size, 0};
   const uint64_t layout[2] = {0, 16 * piece_chunks};  // a piece's index, then its payload
@@ -330,12 +323,16 @@ namespace {
 // header fields and codebooks, the index and offsets rebased, the payload
 // from chunk c0's start to chunk c1's (to the frame's end for the last
 // slice, whose padding the decoder checks).
-format::ParsedFrame slice_frame(const format::ParsedFrame& f, uint64_t c0, uint64_t c1) {
+// Without `codebooks` the slice is only good for sizing its temp storage
+// (which depends on the header and the index alone).
+format::ParsedFrame slice_frame(const format::ParsedFrame& f, uint64_t c0, uint64_t c1, bool codebooks = true) {
   format::ParsedFrame s;
   s.header = f.header;
   s.header.elements = std::min(f.header.elements, c1 * f.header.chunk_elements) - c0 * f.header.chunk_elements;
-  s.codebooks[0] = f.codebooks[0];
-  s.codebooks[1] = f.codebooks[1];
+  if (codebooks) {
+    s.codebooks[0] = f.codebooks[0];
+    s.codebooks[1] = f.codebooks[1];
+  }
   s.index.assign(f.index.begin() + c0, f.index.begin() + c1);
   s.offsets.resize(c1 - c0);
   for (uint64_t c = c0; c < c1; ++c) s.offsets[c - c0] = f.offsets[c] - f.offsets[c0];
@@ -379,7 +376,7 @@ void decompress_frame_streamed(const format::ParsedFrame& f, uint8_t* out, unsig
     const uint64_t c0 = i * piece_chunks, c1 = std::min(chunks, c0 + piece_chunks);
     const uint64_t end = c1 == chunks ? h.frame_bytes - h.header_area_bytes() : f.offsets[c1];
     payload_max = std::max(payload_max, end - f.offsets[c0]);
-    temp_max = std::max(temp_max, frame_decode_temp_bytes(slice_frame(f, c0, c1)));
+    temp_max = std::max(temp_max, frame_decode_temp_bytes(slice_frame(f, c0, c1, false)));
   }
   const uint64_t out_max = std::min(piece_chunks * h.chunk_elements, h.elements) * h.width;
   std::vector<std::unique_ptr<DecodeSlot>> slots;
