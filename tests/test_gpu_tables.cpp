@@ -12,6 +12,7 @@
 
 #include "huffman/codebook.hpp"
 #include "huffman/gpu_tables.hpp"
+#include "decode_table_books.hpp"
 #include "test_util.hpp"
 
 namespace vlec {
@@ -138,6 +139,35 @@ TEST(GpuDecodeTables, EmptyCodebookHasNoTables) {
   const GpuDecodeTables g = huffman::make_gpu_decode_tables(Codebook{}, 1);
   EXPECT_TRUE(g.single.empty());
   EXPECT_FALSE(g.use_pairs);
+}
+
+// The plan the host makes before the GPU builds the tables (kernel shape and
+// table sizes from the length counts) equals what building them gives.
+TEST(GpuDecodeTables, PlanEqualsTheBuiltTables) {
+  const uint64_t seed = test::base_seed() + 32;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const test::NamedBook& nb : test::decode_table_books(rng))
+    for (unsigned width : {1u, 2u, 4u}) {
+      if (width == 1 && nb.book.alphabet_size > 256) continue;
+      SCOPED_TRACE(nb.name + ", width " + std::to_string(width) + ", max length " +
+                   std::to_string(nb.book.max_length));
+      const GpuDecodeTables g = huffman::make_gpu_decode_tables(nb.book, width);
+      const huffman::GpuTablePlan p = huffman::plan_gpu_decode_tables(nb.book, width);
+      EXPECT_EQ(p.max_length, g.cpu.max_length);
+      EXPECT_EQ(p.single_bits, g.cpu.single_bits);
+      EXPECT_EQ(std::size_t{1} << p.gpu_single_bits, g.single.size());
+      EXPECT_EQ(p.pair_bits, g.pair_bits);
+      EXPECT_EQ(p.use_pairs, g.use_pairs);
+      EXPECT_EQ(p.pair_slow_share, g.pair_slow_share);
+      EXPECT_EQ(p.sub_entries, g.cpu.sub.size());
+      EXPECT_TRUE(p.second_level || p.max_length <= p.single_bits);
+      EXPECT_EQ(p.coded_symbols, g.cpu.sorted.size());
+      if (g.use_pairs) EXPECT_EQ(std::size_t{1} << p.gpu_pair_bits, width == 1 ? g.pair8.size() : g.pair16.size());
+    }
+  const huffman::GpuTablePlan empty = huffman::plan_gpu_decode_tables(Codebook{}, 1);
+  EXPECT_EQ(empty.gpu_single_bits, 0u);
+  EXPECT_FALSE(empty.use_pairs);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cuda/rle_frame.hpp"
 #include "huffman/chunk_codec.hpp"
 #include "huffman/gpu_tables.hpp"
+#include "cuda/decode_tables_gpu.hpp"
 
 namespace vlec::cuda {
 
@@ -24,6 +25,7 @@ struct Temp {
   void* pair;
   uint32_t* sorted;
   uint32_t* canon;
+  void* upload;
   std::size_t total;
 };
 
@@ -37,13 +39,14 @@ Temp carve(void* base, uint64_t chunks) {
   Temp t;
   t.descs = reinterpret_cast<ChunkDesc*>(take(sizeof(ChunkDesc) * std::max<uint64_t>(chunks, 1)));
   t.status = reinterpret_cast<uint32_t*>(take(4 * std::max<uint64_t>(chunks, 1)));
-  // The largest tables huffman::make_gpu_decode_tables builds: single 2^13
+  // The largest tables the GPU builds (decode_tables_gpu.hpp, as huffman::make_gpu_decode_tables): single 2^13
   // entries, sub kMaxSubEntries, pair 2^13 entries of 4 bytes or 2^12 of 8.
   t.single = reinterpret_cast<uint32_t*>(take(4u << 13));
   t.sub = reinterpret_cast<uint32_t*>(take(4 * huffman::kMaxSubEntries));
   t.pair = take(std::size_t{32} << 10);
   t.sorted = reinterpret_cast<uint32_t*>(take(4 * huffman::kMaxAlphabet));
   t.canon = reinterpret_cast<uint32_t*>(take(4 * 3 * kCanonSlots));
+  t.upload = take(decode_table_upload_bytes(huffman::kMaxAlphabet));
   t.total = at;
   return t;
 }
@@ -58,7 +61,7 @@ bool frame_decodable(const format::FrameHeader& h) {
 // Frames the run-length decoder takes: rle, rle+huffman, and raw frames of u64
 // elements (all their chunks raw, which rle_decode copies at any width; the
 // Huffman decoder's raw path stops at 4-byte elements).
-static bool rle_path(const format::FrameHeader& h) {
+bool rle_path(const format::FrameHeader& h) {
   return h.codec == Codec::rle || h.codec == Codec::rle_huffman || (h.codec == Codec::raw && h.width == 8);
 }
 
@@ -80,7 +83,7 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
 
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-                                       HostWrites* writes) {
+                                       HostWrites* writes, DecodeTableBuilds* builds) {
   const format::FrameHeader& h = f.header;
   VLEC_REQUIRE(frame_decodable(h) && !rle_path(h), "the GPU Huffman decoder does not take ",
                to_string(h.codec), " frames");
@@ -95,35 +98,14 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
   else
     CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
   if (h.codec == Codec::huffman) {
-    const huffman::GpuDecodeTables g = huffman::make_gpu_decode_tables(f.codebooks[0], h.width);
-    const huffman::DecodeTable& table = g.cpu;
-    VLEC_REQUIRE(g.single.size() <= (4u << 13) / 4 && table.sub.size() <= huffman::kMaxSubEntries &&
-                     g.pair_bytes(h.width) <= (std::size_t{32} << 10),
-                 "GPU decode tables larger than their temporary storage");
-    std::vector<uint32_t> canon(3 * kCanonSlots);
-    for (unsigned l = 0; l < kCanonSlots; ++l)
-      canon[l] = table.first[l], canon[kCanonSlots + l] = table.count[l], canon[2 * kCanonSlots + l] = table.offset[l];
-    auto upload = [&](void* to, const void* from, std::size_t bytes) {
-      if (!bytes) return;
-      if (writes)
-        writes->add_bytes(to, from, bytes, stream);
-      else
-        CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
-    };
-    upload(t.single, g.single.data(), 4 * g.single.size());
-    upload(t.sub, table.sub.data(), 4 * table.sub.size());
-    upload(t.pair, g.pair_data(h.width), g.pair_bytes(h.width));
-    upload(t.sorted, table.sorted.data(), 4 * table.sorted.size());
-    upload(t.canon, canon.data(), 4 * canon.size());
-    a.table.single = g.single.empty() ? nullptr : t.single;
-    a.table.sub = t.sub;
-    a.table.pair = g.pair_bits ? t.pair : nullptr;
-    a.table.sorted = t.sorted;
-    a.table.canon = t.canon;
-    a.table.single_bits = huffman::gpu_single_bits(table.max_length);
-    a.table.pair_bits = g.pair_bits ? huffman::gpu_pair_bits(h.width) : 0;
-    a.table.max_length = table.max_length;
-    a.table.use_pairs = g.use_pairs;
+    // The tables are built on the GPU from the codebook (decode_tables_gpu.hpp):
+    // here, or with the caller's other frames' when it passes `builds`.
+    const huffman::GpuTablePlan plan = huffman::plan_gpu_decode_tables(f.codebooks[0], h.width);
+    VLEC_REQUIRE(plan.sub_entries <= huffman::kMaxSubEntries, "GPU decode tables larger than their temporary storage");
+    DecodeTableBuilds local;
+    a.table = (builds ? *builds : local).add(f.codebooks[0], h.width, plan,
+                                             DecodeTableRegions{t.single, t.sub, t.pair, t.sorted, t.canon, t.upload});
+    local.launch(stream, writes);
   }
   a.payload = d_payload;
   a.payload_bytes = h.frame_bytes - h.header_area_bytes();

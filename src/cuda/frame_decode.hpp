@@ -18,9 +18,14 @@ namespace vlec::cuda {
 // Whether the GPU decoder handles this frame's codec and element type.
 bool frame_decodable(const format::FrameHeader& h);
 
+// Whether the frame goes to the run-length decoder (rle, rle+huffman, raw
+// u64), not to prepare_frame_decode's Huffman decoder.
+bool rle_path(const format::FrameHeader& h);
+
 std::size_t frame_decode_temp_bytes(const format::ParsedFrame& frame);
 
 class HostWrites;
+class DecodeTableBuilds;
 
 // Enqueue the decode of `frame` (header parsed on the host) from d_payload
 // into d_out (elements * width bytes, 16-byte aligned). `writes`, if given,
@@ -32,11 +37,15 @@ void decode_frame_device(const format::ParsedFrame& frame, const uint8_t* d_payl
                          std::size_t temp_bytes, cudaStream_t stream, HostWrites* writes = nullptr);
 
 // The two halves of decode_frame_device (Huffman and raw frames), for
-// benchmarks that time the kernel alone: upload descriptors and tables (returns the kernel's arguments; an
-// empty frame gives chunk_count 0), then launch_huffman_decode(args).
+// benchmarks that time the kernel alone and for callers that decode many
+// frames: upload the chunk descriptors and build the decode tables on the
+// GPU (returns the kernel's arguments; an empty frame gives chunk_count 0),
+// then launch_huffman_decode(args). With `builds`, the tables' build is only
+// staged there, for the caller to launch with other frames' (before the
+// decode kernels, on their stream or one they wait for).
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-                                       HostWrites* writes = nullptr);
+                                       HostWrites* writes = nullptr, DecodeTableBuilds* builds = nullptr);
 
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
 void check_frame_decode(const format::ParsedFrame& frame, const void* d_temp);

@@ -27,6 +27,7 @@
 #include "common/safety.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/decode_tables_gpu.hpp"
 #include "cuda/frame_decode.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
@@ -310,19 +311,34 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   };
   phase(0);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * wg::kStatusWords, stream));
-  // Fork: each group decodes on a side stream (round robin) after what the
-  // caller's stream holds so far; join: the caller's stream waits for all.
+  // Every Huffman group's chunk descriptors and codebook go up on the
+  // caller's stream and one launch builds all their decode tables; then the
+  // fork: each group decodes on a side stream (round robin); join: the
+  // caller's stream waits for all.
   const std::vector<cudaStream_t>& side = side_streams();
   CallEvents events;
-  HostWrites writes;  // the groups' uploads, pinned until the wait at the end
-  const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
-  fork_side_streams(events, stream, used);
+  HostWrites writes;  // the uploads, pinned until the wait at the end
+  DecodeTableBuilds builds;
+  std::vector<HuffmanDecodeArgs> huffman_args(p.groups.size());
+  std::vector<const uint8_t*> frame_payload(p.groups.size());
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
     p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
     p.groups[g].low = payload + h.groups[g].bits_offset;
-    const uint8_t* frame_payload = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
-    decode_frame_device(p.frames[g], frame_payload, d_temp + L.recon + L.symbols[g],
-                        d_temp + L.frame_temp[g], L.frame_temp_bytes[g], side[g % side.size()], &writes);
+    frame_payload[g] = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
+    if (!rle_path(p.frames[g].header))
+      huffman_args[g] = prepare_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
+                                             d_temp + L.frame_temp[g], L.frame_temp_bytes[g], stream, &writes,
+                                             &builds);
+  }
+  builds.launch(stream, &writes);
+  const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
+  fork_side_streams(events, stream, used);
+  for (std::size_t g = 0; g < p.groups.size(); ++g) {
+    if (rle_path(p.frames[g].header))
+      decode_frame_device(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g], d_temp + L.frame_temp[g],
+                          L.frame_temp_bytes[g], side[g % side.size()], &writes);
+    else
+      launch_huffman_decode(huffman_args[g], side[g % side.size()]);
   }
   join_side_streams(events, stream, used);
   phase(1);

@@ -1,6 +1,9 @@
 // huffman/gpu_tables.cpp: see gpu_tables.hpp.
 #include "huffman/gpu_tables.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace vlec::huffman {
 
 namespace {
@@ -14,6 +17,48 @@ std::vector<E> repeated(const std::vector<E>& table, unsigned bits) {
 }
 
 }  // namespace
+
+GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width) {
+  GpuTablePlan p;
+  p.max_length = book.max_length;
+  if (book.empty()) return p;
+  const unsigned L = book.max_length, K = symbols_per_step(L);
+  const unsigned sb = p.single_bits = std::min(L, K == 1 ? 13u : 11u);
+  p.gpu_single_bits = gpu_single_bits(L);
+  p.gpu_pair_bits = gpu_pair_bits(width);
+  std::array<uint64_t, kMaxCodeLength + 1> n{};
+  std::vector<uint8_t> longest(L > sb ? std::size_t{1} << sb : 0, 0);
+  const uint32_t mask = (1u << sb) - 1;
+  for (uint32_t s = 0; s < book.alphabet_size; ++s)
+    if (const unsigned l = book.lengths[s]) {
+      ++n[l];
+      if (l > sb) {
+        uint8_t& m = longest[book.codes[s] & mask];
+        m = static_cast<uint8_t>(std::max<unsigned>(m, l));
+      }
+    }
+  for (unsigned l = 1; l <= L; ++l) p.coded_symbols += static_cast<uint32_t>(n[l]);
+  for (uint8_t m : longest)
+    if (m) p.sub_entries += std::size_t{1} << (m - sb);
+  p.second_level = p.sub_entries <= kMaxSubEntries;
+  if (!p.second_level) p.sub_entries = 0;
+  if (K >= 2) {
+    // make_decode_table's pair fill keeps the table when at least half of its
+    // 2^pb indexes hold two codes. An index holds the codes c1, c2 (lengths
+    // l1, l2 <= sb, l1 + l2 <= pb) in its low bits for 2^(pb - l1 - l2) of
+    // its values, so the count is a sum over pairs of lengths.
+    const unsigned pb = std::min(width == 1 ? 13u : 12u, 2 * L);
+    uint64_t complete = 0;
+    for (unsigned l1 = 1; l1 <= sb; ++l1)
+      for (unsigned l2 = 1; l2 <= sb && l1 + l2 <= pb; ++l2) complete += n[l1] * n[l2] << (pb - l1 - l2);
+    if (complete * 256 >> pb >= 128) {
+      p.pair_bits = pb;
+      p.use_pairs = true;
+      p.pair_slow_share = static_cast<uint32_t>((((uint64_t{1} << pb) - complete) << 16) >> pb);
+    }
+  }
+  return p;
+}
 
 GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width) {
   GpuDecodeTables g;

@@ -56,4 +56,23 @@ struct GpuDecodeTables {
 // Tables for decoding `width`-byte symbols (1, 2 or 4) coded with `book`.
 GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width);
 
+// What the tables above will be, known without building them: the GPU
+// builds them itself (cuda/decode_tables_gpu.hpp), but the host must choose
+// the kernel (K, pairs, long codes) and size the tables before they exist.
+// Everything here is computed from the codebook's lengths in
+// O(alphabet + L^2) and equals the fields of make_gpu_decode_tables (tested).
+struct GpuTablePlan {
+  unsigned max_length = 0;
+  unsigned single_bits = 0;      // index width of the CPU single table (cpu.single_bits)
+  unsigned gpu_single_bits = 0;  // 0 for an empty codebook
+  unsigned pair_bits = 0;        // GpuDecodeTables::pair_bits (0: no pair table)
+  unsigned gpu_pair_bits = 0;    // gpu_pair_bits(width)
+  uint32_t pair_slow_share = 0;
+  bool use_pairs = false;
+  bool second_level = false;     // codes longer than single_bits have second-level entries
+  std::size_t sub_entries = 0;   // cpu.sub.size()
+  uint32_t coded_symbols = 0;    // cpu.sorted.size()
+};
+GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width);
+
 }  // namespace vlec::huffman

@@ -1,0 +1,263 @@
+// cuda/decode_tables_gpu.cu: see decode_tables_gpu.hpp. One block of 512
+// threads builds one codebook's tables; every table is filled by index, not
+// by symbol, so the work is the table's size spread evenly over the block
+// (a 1-bit code does not leave one thread filling 1,024 entries).
+//
+// The construction is huffman/decode.cpp's make_decode_table and
+// huffman/gpu_tables.cpp's make_gpu_decode_tables, step for step:
+//   1. length counts, and for every single-table index the longest code
+//      longer than the table that starts there (shared-memory atomics);
+//   2. the canonical First/Entry arrays (one thread: at most 24 lengths) and
+//      `sorted`, each symbol at offset[l] + (its canonical code - first[l]);
+//   3. the CPU single table in shared memory: index j (MSB first) holds the
+//      code of length l <= single_bits whose l bits are j's top bits (found
+//      among the lengths' canonical ranges), else kSingleLong when a longer
+//      code starts there;
+//   4. the second-level offsets (a block scan over the indexes, in index
+//      order as on the host) and the second-level entries;
+//   5. the GPU single table (long entries pointing into the second level)
+//      and the pair table, both repeated to their fixed widths.
+#include "cuda/decode_tables_gpu.hpp"
+
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/host_staging.hpp"
+#include "huffman/chunk_codec.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+constexpr unsigned kThreads = 512;
+constexpr unsigned kMaxSingleBits = 13;                         // K = 1
+constexpr unsigned kScanItems = (1u << kMaxSingleBits) / kThreads;  // 16
+constexpr unsigned kJobsPerLaunch = 256;
+constexpr std::size_t kSharedBytes = 2 * (std::size_t{4} << kMaxSingleBits);  // single + longest/long_info
+
+// One codebook's build, as uploaded (followed by `alphabet` words of
+// code | length << 24 in the same upload).
+struct TableJob {
+  uint32_t alphabet;
+  uint32_t max_length, single_bits, gpu_single_bits, pair_bits, gpu_pair_bits, width, second_level;
+  uint32_t* single;
+  uint32_t* sub;
+  void* pair;
+  uint32_t* sorted;
+  uint32_t* canon;
+};
+constexpr std::size_t kJobBytes = (sizeof(TableJob) + 15) / 16 * 16;
+
+struct JobList {
+  const TableJob* jobs[kJobsPerLaunch];
+};
+
+// The single entry of a code of length <= avail at index v, or 0 (decode.cpp's `known`).
+__device__ __forceinline__ uint32_t known(const uint32_t* single, uint32_t mask, uint32_t v, unsigned avail) {
+  const uint32_t e = single[v & mask];
+  const unsigned l = e >> 16;
+  return (e & huffman::kSingleLong) || l == 0 || l > avail ? 0 : e;
+}
+
+template <typename E, unsigned W>
+__device__ void fill_pairs(const TableJob& j, const uint32_t* single, uint32_t mask) {
+  const unsigned pb = j.pair_bits;
+  const uint32_t pair_mask = (1u << pb) - 1;
+  const uint32_t sym_mask = (1u << W) - 1;
+  constexpr E kSlow = E{1} << (2 * W + 7);
+  E* out = static_cast<E*>(j.pair);
+  for (uint32_t i = threadIdx.x; i < (1u << j.gpu_pair_bits); i += kThreads) {
+    const uint32_t v = i & pair_mask;
+    const uint32_t e1 = known(single, mask, v, pb);
+    const uint32_t l1 = e1 >> 16;
+    const uint32_t e2 = e1 ? known(single, mask, v >> l1, pb - l1) : 0;
+    const E s1 = e1 & sym_mask, s2 = e2 & sym_mask;
+    out[i] = e2 ? s1 | s2 << W | E{l1 + (e2 >> 16)} << (2 * W) : kSlow | s1 | E{l1} << (2 * W);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const JobList list) {
+  using Scan = cub::BlockScan<uint32_t, kThreads>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  __shared__ uint32_t count[32], first[32], offset[32];
+  extern __shared__ uint32_t s_tables[];
+  const TableJob j = *list.jobs[blockIdx.x];
+  const auto* entries = reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(list.jobs[blockIdx.x]) +
+                                                          kJobBytes);
+  const unsigned sb = j.single_bits, L = j.max_length;
+  const uint32_t S = 1u << sb, mask = S - 1;
+  uint32_t* single = s_tables;                            // the CPU single table
+  uint32_t* longest = s_tables + (1u << kMaxSingleBits);  // then the second-level info
+  const unsigned t = threadIdx.x;
+
+  // 1. Length counts; the longest long code at each single index.
+  for (uint32_t i = t; i < S; i += kThreads) longest[i] = 0;
+  if (t < 32) count[t] = 0;
+  __syncthreads();
+  for (uint32_t s = t; s < j.alphabet; s += kThreads) {
+    const uint32_t e = entries[s];
+    const unsigned l = e >> 24;
+    if (l == 0) continue;
+    atomicAdd(&count[l], 1u);
+    if (l > sb) atomicMax(&longest[e & mask], l);
+  }
+  __syncthreads();
+  // 2. Canonical arrays (slots above L stay zero, as on the host) and `sorted`.
+  if (t == 0) {
+    uint32_t code = 0, index = 0;
+    first[0] = offset[0] = 0;
+    for (unsigned l = 1; l < 32; ++l) {
+      if (l <= L) {
+        code = (code + (l > 1 ? count[l - 1] : 0)) << 1;
+        first[l] = code;
+        offset[l] = index;
+        index += count[l];
+      } else {
+        first[l] = offset[l] = 0;
+      }
+    }
+  }
+  __syncthreads();
+  if (t < kCanonSlots) {
+    j.canon[t] = first[t];
+    j.canon[kCanonSlots + t] = count[t];
+    j.canon[2 * kCanonSlots + t] = offset[t];
+  }
+  for (uint32_t s = t; s < j.alphabet; s += kThreads) {
+    const uint32_t e = entries[s];
+    const unsigned l = e >> 24;
+    if (l == 0) continue;
+    const uint32_t code = __brev(e & 0xFFFFFF) >> (32 - l);  // the canonical code, MSB first
+    j.sorted[offset[l] + code - first[l]] = s;
+  }
+  __syncthreads();  // `sorted` (global memory) is read back by this block below
+
+  // 3. The CPU single table, by index.
+  const unsigned short_max = min(L, sb);
+  for (uint32_t jj = t; jj < S; jj += kThreads) {
+    const uint32_t index = __brev(jj) >> (32 - sb);  // LSB-first index of the MSB-first prefix jj
+    uint32_t e = longest[index] ? huffman::kSingleLong : 0;
+    for (unsigned l = 1; l <= short_max; ++l) {
+      const uint32_t code = jj >> (sb - l);
+      if (code - first[l] < count[l]) {
+        e = __ldcg(j.sorted + offset[l] + code - first[l]) | l << 16;
+        break;
+      }
+    }
+    single[index] = e;
+  }
+  // 4. Second-level offsets, in index order: an exclusive scan of 2^(longest - sb).
+  uint32_t items[kScanItems];
+#pragma unroll
+  for (unsigned k = 0; k < kScanItems; ++k) {
+    const uint32_t i = t * kScanItems + k;
+    const uint32_t m = i < S ? longest[i] : 0;
+    items[k] = m ? 1u << (m - sb) : 0;
+  }
+  Scan(scan_temp).ExclusiveSum(items, items);
+  __syncthreads();  // every `longest` read before it is overwritten
+#pragma unroll
+  for (unsigned k = 0; k < kScanItems; ++k) {
+    const uint32_t i = t * kScanItems + k;
+    if (i < S) {
+      const uint32_t m = longest[i];
+      longest[i] = m && j.second_level ? items[k] << 5 | (m - sb) : 0;  // now long_info
+    }
+  }
+  __syncthreads();
+  if (j.second_level)
+    for (uint32_t s = t; s < j.alphabet; s += kThreads) {
+      const uint32_t e = entries[s];
+      const unsigned l = e >> 24;
+      if (l <= sb) continue;
+      const uint32_t code = e & 0xFFFFFF;
+      const uint32_t info = longest[code & mask];
+      const unsigned sub_bits = info & 31;
+      const uint32_t rest = code >> sb;
+      for (uint32_t hi = 0; hi < (1u << (sub_bits - (l - sb))); ++hi)
+        j.sub[(info >> 5) + (rest | hi << (l - sb))] = s | l << 16;
+    }
+  // 5. The GPU single table and the pair table, repeated to their widths.
+  for (uint32_t i = t; i < (1u << j.gpu_single_bits); i += kThreads) {
+    const uint32_t e = single[i & mask];
+    j.single[i] = e == huffman::kSingleLong ? huffman::kGpuLong | longest[i & mask] : e;
+  }
+  if (j.pair_bits) {
+    if (j.width == 1)
+      fill_pairs<uint32_t, 8>(j, single, mask);
+    else
+      fill_pairs<uint64_t, 16>(j, single, mask);
+  }
+}
+
+}  // namespace
+
+std::size_t decode_table_upload_bytes(uint32_t alphabet) { return kJobBytes + std::size_t{4} * alphabet; }
+
+DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned width,
+                                         const huffman::GpuTablePlan& plan, const DecodeTableRegions& to) {
+  DeviceDecodeTable d;
+  if (book.empty()) return d;
+  VLEC_REQUIRE(plan.single_bits <= kMaxSingleBits && book.alphabet_size <= huffman::kMaxAlphabet,
+               "a codebook the GPU table builder does not take");
+  TableJob job{};
+  job.alphabet = book.alphabet_size;
+  job.max_length = plan.max_length;
+  job.single_bits = plan.single_bits;
+  job.gpu_single_bits = plan.gpu_single_bits;
+  job.pair_bits = plan.use_pairs ? plan.pair_bits : 0;
+  job.gpu_pair_bits = plan.gpu_pair_bits;
+  job.width = width;
+  job.second_level = plan.second_level;
+  job.single = to.single;
+  job.sub = to.sub;
+  job.pair = to.pair;
+  job.sorted = to.sorted;
+  job.canon = to.canon;
+  Staged st;
+  st.device = to.upload;
+  st.bytes.resize(decode_table_upload_bytes(book.alphabet_size));
+  std::memcpy(st.bytes.data(), &job, sizeof job);
+  auto* words = reinterpret_cast<uint32_t*>(st.bytes.data() + kJobBytes);
+  for (uint32_t s = 0; s < book.alphabet_size; ++s)
+    words[s] = book.codes[s] | uint32_t{book.lengths[s]} << 24;
+  jobs_.push_back(std::move(st));
+
+  d.single = to.single;
+  d.sub = to.sub;
+  d.pair = plan.use_pairs ? to.pair : nullptr;
+  d.sorted = to.sorted;
+  d.canon = to.canon;
+  d.single_bits = plan.gpu_single_bits;
+  d.pair_bits = plan.use_pairs ? plan.gpu_pair_bits : 0;
+  d.max_length = plan.max_length;
+  d.use_pairs = plan.use_pairs;
+  return d;
+}
+
+void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
+  if (jobs_.empty()) return;
+  // Per launch, not once per process: the attribute belongs to the current device.
+  CUDA_CHECK(cudaFuncSetAttribute(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kSharedBytes)));
+  for (Staged& st : jobs_) {
+    if (writes)
+      writes->add(st.device, st.bytes, stream);
+    else
+      CUDA_CHECK(cudaMemcpyAsync(st.device, st.bytes.data(), st.bytes.size(), cudaMemcpyHostToDevice, stream));
+  }
+  for (std::size_t at = 0; at < jobs_.size(); at += kJobsPerLaunch) {
+    JobList list{};
+    const std::size_t n = std::min<std::size_t>(kJobsPerLaunch, jobs_.size() - at);
+    for (std::size_t i = 0; i < n; ++i) list.jobs[i] = static_cast<const TableJob*>(jobs_[at + i].device);
+    build_decode_tables_kernel<<<static_cast<unsigned>(n), kThreads, kSharedBytes, stream>>>(list);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  // Copies from pageable memory return once their data is staged, so the batch may go.
+  jobs_.clear();
+}
+
+}  // namespace vlec::cuda
