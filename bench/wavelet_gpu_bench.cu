@@ -298,7 +298,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
     cuda::wavelet_gpu::encode_phases = nullptr;
-    static const char* const kSteps[] = {"wait 1 (checksum, 5/3, tops, gather)", "wait 2 (bins)", "host decisions",
+    static const char* const kSteps[] = {"wait 1 (checksum, 5/3, tops)", "wait 2 (shift rule on the GPU)", "host decisions",
                                          "wait 3 (symbols, low bits, runs)", "codec choices", "wait 4 (embedded frames)",
                                          "header + copies enqueued"};
     std::printf("  inside the GPU compress (host clock, medians):");

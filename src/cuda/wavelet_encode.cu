@@ -7,12 +7,13 @@
 //  1. samples checksum (segmented, of a byte-swapped copy for big-endian
 //     output); planes split (+ RCT) and forward 5/3 per plane
 //     (vlec/device_dwt.hpp); per subband box: large boxes' largest zigzag
-//     value and histogram at k0 on the GPU, small boxes' coefficients
-//     gathered into one array. Wait 1 reads the tops, the gathered
-//     coefficients and the checksum; wait 2 the used bins of each large
-//     box's histogram (k0 and the bin count follow from the top).
+//     value and histogram at k0 on the GPU. Wait 1 reads the tops and the
+//     checksum; then every group the writer may form (each level whole or
+//     split, the merged coarse groups) gets the shift rule's answer on the
+//     GPU from its boxes' histograms (cuda/wavelet_shift_gpu.hpp), and
+//     wait 2 reads those answers (16 bytes a group).
 //  2. Host: the groups, splits and shifts (plan_encode, group_shift), the
-//     same calls the CPU writer makes on the same statistics.
+//     same calls the CPU writer makes, on the same answers.
 //  3. One kernel writes every group's symbols and packed low bits and counts
 //     its symbol runs; wait 3 reads the run counts. Groups with long runs
 //     (runs <= n / 3) need cpu::choose_codec over their symbols: those are
@@ -22,7 +23,7 @@
 //  5. Host: the header area (finish_header); then the header area and every
 //     group's frame and low bits are copied into the output, on the stream.
 // So 4 waits plus one per run-heavy group; each reads a few bytes to a few
-// MB (the large boxes' used histogram bins, 8 bytes each).
+// KB.
 //
 // Temp storage is sized from the shape alone (the query cannot see the
 // data): every region holds the largest of the groupings the writer may
@@ -47,6 +48,7 @@
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
+#include "cuda/wavelet_shift_gpu.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/vlec.hpp"
@@ -74,11 +76,6 @@ using wavelet::ValueStats;
 
 constexpr std::size_t kAlign = 256;
 constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
-// Boxes of at most this many coefficients are counted on the host (4 bytes
-// each to copy, against up to 65,536 bins of 8 bytes for a GPU histogram).
-// 65,536 left a small image's every box to the host: at 512 x 512 the host
-// counted all 262,144 values (wait 2: 0.36-0.68 ms).
-constexpr uint64_t kHostStatsLimit = 4096;
 constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
 
 uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -92,13 +89,14 @@ device::CompressOptions frame_options(Codec codec, DType type) {
 }
 
 // Every subband box of every plane, in a fixed order (plane, low band, then
-// levels 1..L, kinds 1..7), with where its statistics come from.
+// levels 1..L, kinds 1..7), with its histogram slot (also its top's index).
+// Every box is counted on the GPU: the shift rule runs there too, so no
+// box's values or bins go to the host (small boxes were counted on the host
+// until the rule moved).
 struct StatBox {
   unsigned plane = 0;
   Box box;
-  bool large = false;
-  uint32_t slot = 0;   // large: histogram slot and top index
-  uint64_t dest = 0;   // small: first index in the gathered array
+  uint32_t slot = 0;
 };
 
 using BoxKey = std::array<uint64_t, 7>;
@@ -109,13 +107,13 @@ struct Layout {
   DwtShape shape;
   uint64_t pixels = 0;
   std::vector<StatBox> boxes;
-  uint32_t large = 0;         // large boxes
-  uint64_t small_values = 0;  // coefficients of small boxes
+  uint32_t large = 0;         // boxes (histogram slots)
   uint64_t tiles = 0;         // tiles over all boxes
+  std::size_t candidates = 0, candidate_parts = 0, scratch_entries = 0;  // GroupShifts' sizes
   std::size_t max_groups = 0;
   // Region offsets and sizes.
   std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, stat_tiles = 0, sym_boxes = 0,
-              sym_tiles = 0, hist = 0, small = 0, planar = 0, coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
+              sym_tiles = 0, hist = 0, candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0, coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
               frame_temp = 0;
   std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
               frame_temp_bytes = 0, total = 0;
@@ -153,18 +151,16 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
       StatBox s;
       s.plane = p;
       s.box = b;
-      s.large = b.samples() > kHostStatsLimit;
-      if (s.large) {
-        s.slot = L.large++;
-      } else {
-        s.dest = L.small_values;
-        L.small_values += b.samples();
-      }
+      s.slot = L.large++;
       L.tiles += tiles_of(b.samples());
       L.boxes.push_back(s);
     }
   }
   L.max_groups = wavelet::plan_groups(sb, im.planes, [](unsigned, unsigned) { return true; }).size();
+  const GroupShifts shifts(sb, im.planes);
+  L.candidates = shifts.candidates();
+  L.candidate_parts = shifts.parts();
+  L.scratch_entries = shifts.scratch_bound();
   const uint64_t total = L.pixels * im.planes;
   const uint64_t frames_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
     return round_up(device::compress_capacity(n, frame_options(Codec::huffman, DType::u16)));
@@ -202,7 +198,10 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.sym_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
   L.sym_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
   L.hist = take(8 * std::size_t{wg::kHistBins} * L.large);
-  L.small = take(4 * L.small_values);
+  L.candidates_at = take(sizeof(wg::ShiftCandidate) * L.candidates);
+  L.parts_at = take(4 * L.candidate_parts);
+  L.scratch = take(8 * L.scratch_entries);
+  L.results = take(sizeof(wg::ShiftResult) * L.candidates);
   L.planar = take(im.planes > 1 ? 4 * total : 0);
   L.coeffs = take(L.coeffs_bytes);
   L.symbols = take(L.symbols_bytes);
@@ -311,23 +310,19 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   geo.coeffs = coeffs;
   geo.width = L.shape.nx;
   geo.height = L.shape.ny;
-  std::vector<wg::EncodeBox> large_boxes, small_boxes;
+  std::vector<wg::EncodeBox> large_boxes;
   for (const StatBox& s : L.boxes) {
     wg::EncodeBox e = encode_box(s.box, s.plane * L.pixels);
     e.slot = s.slot;
-    e.dest = s.dest;
-    (s.large ? large_boxes : small_boxes).push_back(e);
+    large_boxes.push_back(e);
   }
-  const std::vector<wg::EncodeTile> large_tiles = tiles_for(large_boxes), small_tiles = tiles_for(small_boxes);
+  const std::vector<wg::EncodeTile> large_tiles = tiles_for(large_boxes);
   auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
   auto* stat_tiles = reinterpret_cast<wg::EncodeTile*>(t + L.stat_tiles);
   writes.add(stat_boxes, large_boxes, stream);
-  writes.add(stat_boxes + large_boxes.size(), small_boxes, stream);
   writes.add(stat_tiles, large_tiles, stream);
-  writes.add(stat_tiles + large_tiles.size(), small_tiles, stream);
   auto* tops = reinterpret_cast<uint32_t*>(t + L.tops);
   auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
-  auto* small = reinterpret_cast<int32_t*>(t + L.small);
   if (L.large) {
     CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
     CUDA_CHECK(cudaMemsetAsync(hist, 0, 8 * std::size_t{wg::kHistBins} * L.large, stream));
@@ -335,48 +330,36 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   const auto large_tile_count = static_cast<uint32_t>(large_tiles.size());
   wg::launch_tops(geo, stat_boxes, stat_tiles, large_tile_count, tops, stream);
   wg::launch_histogram(geo, stat_boxes, stat_tiles, large_tile_count, tops, hist, stream);
-  wg::launch_gather(geo, stat_boxes + large_boxes.size(), stat_tiles + large_tiles.size(),
-                    static_cast<uint32_t>(small_tiles.size()), small, stream);
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
-  std::vector<int32_t> host_small;
   HostReads reads;
   reads.add(st, status, kStatusWords);
   reads.add(host_tops, tops, L.large);
-  reads.add(host_small, small, L.small_values);
   reads.wait(stream);  // wait 1
   phase(1);
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
                  " reported sample ", st[kStatusDwt + p], " out of range");
   h.samples_checksum = st[kStatusHash];
-  std::vector<ValueStats> stats(L.boxes.size());
-  for (std::size_t i = 0; i < L.boxes.size(); ++i) {
-    const StatBox& s = L.boxes[i];
-    ValueStats& v = stats[i];
-    if (!s.large) {
-      const uint64_t n = s.box.samples();
-      v = wavelet::value_stats(host_small.data() + s.dest, DwtShape{n, 1, 1}, {Box{0, 0, 0, n, 1, 1}});
-      continue;
-    }
-    v.n = s.box.samples();
-    v.top = host_tops[s.slot];
-    const uint32_t bins = (v.top >> wavelet::shift_rule::smallest_shift(v.top)) + 1;
-    reads.add(v.hist, hist + uint64_t{s.slot} * wg::kHistBins, bins);
-  }
+  // The shift rule of every group the writer may form, on the GPU.
+  const Subbands sb(L.shape, h.levels);
+  GroupShifts candidates(sb, im.planes);
+  std::map<BoxKey, uint32_t> slot_of;
+  for (const StatBox& s : L.boxes) slot_of[key_of(s.plane, s.box)] = s.slot;
+  auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
+  candidates.enqueue([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); }, host_tops,
+                 reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at), reinterpret_cast<uint32_t*>(t + L.parts_at),
+                 tops, hist, reinterpret_cast<unsigned long long*>(t + L.scratch), results, writes, stream);
+  std::vector<wg::ShiftResult> host_results;
+  reads.add(host_results, results, candidates.candidates());
   reads.wait(stream);  // wait 2
   phase(2);
 
-  // 2. The writer's decisions, by the CPU writer's code.
-  std::map<BoxKey, std::size_t> index;
-  for (std::size_t i = 0; i < L.boxes.size(); ++i) index[key_of(L.boxes[i].plane, L.boxes[i].box)] = i;
-  const Subbands sb(L.shape, h.levels);
-  const wavelet::EncodePlan plan =
-      wavelet::plan_encode(sb, im.planes, threads, {}, [&](unsigned p, const std::vector<Box>& boxes) {
-        std::vector<const ValueStats*> parts;
-        for (const Box& b : boxes) parts.push_back(&stats[index.at(key_of(p, b))]);
-        return parts.size() == 1 ? *parts[0] : wavelet::merge_stats(parts);
-      });
+  // 2. The writer's decisions, by the CPU writer's code, on the GPU's answers.
+  const wavelet::EncodePlan plan = wavelet::plan_encode(
+      sb, im.planes, threads, {},
+      [&](unsigned p, const std::vector<Box>& boxes) { return candidates.stats(p, boxes, host_results); },
+      /*unions=*/true);
   const std::size_t G = plan.specs.size();
   SAFETY_CHECK(G <= L.max_groups, ErrorCode::cuda_error, "wavelet plan of ", G, " groups is above the bound ",
                L.max_groups);

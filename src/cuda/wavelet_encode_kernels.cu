@@ -106,14 +106,6 @@ __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry
     if (counts[s]) atomicAdd(&out[s], static_cast<unsigned long long>(counts[s]));
 }
 
-__global__ void __launch_bounds__(kEncodeThreads) gather_kernel(PlaneGeometry g, const EncodeBox* boxes,
-                                                                const EncodeTile* tiles, int32_t* out) {
-  const EncodeTile tile = tiles[blockIdx.x];
-  const EncodeBox b = boxes[tile.box];
-  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads)
-    out[b.dest + tile.start + j] = g.coeffs[coefficient_index(g, b, tile.start + j)];
-}
-
 __global__ void __launch_bounds__(kEncodeThreads) symbols_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                  const EncodeTile* tiles, const EncodeGroup* groups,
                                                                  unsigned long long* runs) {
@@ -207,13 +199,6 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const Enco
                       const uint32_t* tops, unsigned long long* hist, cudaStream_t stream) {
   if (tile_count == 0) return;
   histogram_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, tops, hist);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-void launch_gather(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
-                   int32_t* out, cudaStream_t stream) {
-  if (tile_count == 0) return;
-  gather_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, out);
   CUDA_CHECK(cudaGetLastError());
 }
 

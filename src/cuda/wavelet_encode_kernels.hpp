@@ -4,12 +4,11 @@
 //    planes 0-2 (the CPU's split_planes, one thread per pixel);
 //  * swap16: a byte-swapped copy of u16 samples, which the samples checksum
 //    hashes when the frame decompresses to big-endian samples;
-//  * tops, histogram, gather: the statistics of each subband box. Large
-//    boxes get their largest zigzag value (atomicMax) and their histogram at
-//    k0 = smallest_shift(top) (the kernel reads the top from device memory,
-//    so both are enqueued at once; shared-memory counters where the bins
-//    fit, global atomics above); small boxes are gathered into one compact
-//    array that the host counts (cheaper to copy than 65,536 bins);
+//  * tops, histogram: the statistics of each subband box: its largest
+//    zigzag value (atomicMax) and its histogram at k0 = smallest_shift(top)
+//    (the kernel reads the top from device memory, so both are enqueued at
+//    once; shared-memory counters where the bins fit, global atomics
+//    above), from which cuda/wavelet_shift_gpu.hpp evaluates the shift rule;
 //  * symbols: per group, z >> k as u8 or u16, the low bits packed LSB-first
 //    (each tile ORs its values' bits into shared words, stores the words it
 //    covers whole and ORs the two it shares with neighbouring tiles into
@@ -36,10 +35,10 @@ struct EncodeBox {
   uint64_t plane_base = 0;  // plane * pixels
   uint64_t x0 = 0, y0 = 0, z0 = 0, nx = 1, ny = 1;
   uint64_t n = 0;       // coefficients (nx * ny * nz)
-  uint64_t dest = 0;    // stats: first index in the gathered array; symbols: index of the box's first value in its group
+  uint64_t dest = 0;    // symbols: index of the box's first value in its group
   uint64_t prev = ~0ull;  // symbols: array index of the coefficient before the box in its group (~0: the group's first)
   uint32_t group = 0;   // symbols: group index
-  uint32_t slot = 0;    // stats: histogram slot and top index (large boxes)
+  uint32_t slot = 0;    // stats: histogram slot and top index
 };
 
 // Tile: `count` coefficients from `start` (box-relative) of box `box`.
@@ -72,9 +71,6 @@ void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTil
                  uint32_t* tops, cudaStream_t stream);
 void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
                       const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
-// out[box.dest + i] = coefficient i of the box.
-void launch_gather(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
-                   int32_t* out, cudaStream_t stream);
 // Symbols and low bits of every group; runs[group] (zeroed before) += the
 // values that start a run (differ from the value before in the group).
 void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
@@ -82,7 +78,7 @@ void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const Encode
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at its start and after each step: wait 1
-// (checksum, transform, tops, gathered boxes), wait 2 (histogram bins), the
+// (checksum, transform, tops), wait 2 (the GPU's shift rule answers), the
 // host's decisions, wait 3 (symbols, low bits, runs), the codec choices of
 // run-heavy groups, wait 4 (embedded frames), the end of the enqueue. Not
 // thread-safe; null (the default) records nothing.

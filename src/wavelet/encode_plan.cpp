@@ -24,18 +24,20 @@ struct LevelStats {
   unsigned nonempty = 0;
 };
 
-LevelStats level_stats(unsigned plane, const Subbands& sb, unsigned l, const BoxStatsFn& stats_of) {
+LevelStats level_stats(unsigned plane, const Subbands& sb, unsigned l, const BoxStatsFn& stats_of, bool unions) {
   LevelStats ls;
   ls.kinds.resize(kKinds);
   std::vector<const ValueStats*> parts;
+  std::vector<Box> boxes;
   for (unsigned k = 1; k < kKinds; ++k) {
     const Box b = sb.detail(l, k);
     if (!b.samples()) continue;
     ls.kinds[k] = stats_of(plane, {b});
     parts.push_back(&ls.kinds[k]);
+    boxes.push_back(b);
   }
   ls.nonempty = static_cast<unsigned>(parts.size());
-  ls.level = merge_stats(parts);
+  ls.level = unions && !boxes.empty() ? stats_of(plane, boxes) : merge_stats(parts);
   return ls;
 }
 
@@ -81,7 +83,7 @@ Header writer_header(const WaveletImage& im, const WaveletOptions& o) {
 }
 
 EncodePlan plan_encode(const Subbands& sb, unsigned planes, unsigned threads, const EncoderTuning& t,
-                       const BoxStatsFn& stats_of) {
+                       const BoxStatsFn& stats_of, bool unions) {
   const unsigned first = first_merged_level(sb);
   // levels[p * first + l]: plane p, level l (1 <= l < first).
   std::vector<LevelStats> levels(std::size_t{planes} * first);
@@ -92,7 +94,7 @@ EncodePlan plan_encode(const Subbands& sb, unsigned planes, unsigned threads, co
       const unsigned p = static_cast<unsigned>(j / (first - 1));
       const unsigned l = static_cast<unsigned>(j % (first - 1)) + 1;
       LevelStats& ls = levels[p * first + l];
-      ls = level_stats(p, sb, l, stats_of);
+      ls = level_stats(p, sb, l, stats_of, unions);
       if (t.grouping == Grouping::adaptive) decisions[p * first + l] = split_pays(ls, t);
     });
   }
@@ -120,7 +122,7 @@ EncodePlan plan_encode(const Subbands& sb, unsigned planes, unsigned threads, co
       std::vector<const ValueStats*> parts;
       for (unsigned k = 1; k < kKinds; ++k)
         if ((s.mask >> k) & 1 && ls.kinds[k].n) parts.push_back(&ls.kinds[k]);
-      out.stats[g] = parts.size() == 1 ? *parts[0] : merge_stats(parts);
+      out.stats[g] = parts.size() == 1 ? *parts[0] : unions ? stats_of(s.plane, sb.boxes(s)) : merge_stats(parts);
       return;
     }
     out.stats[g] = stats_of(s.plane, sb.boxes(s));

@@ -41,8 +41,12 @@ struct EncodePlan {
 };
 
 // The groups of all planes and their statistics (FORMAT §10.6 Groups).
+// `unions`: stats_of answers for any group of boxes at the cost of one call
+// (the GPU writer has evaluated every group the writer may form), so a
+// level's or a group's statistics are asked for, not merged here from its
+// subbands' (which needs their histograms). The decisions are the same.
 EncodePlan plan_encode(const Subbands& sb, unsigned planes, unsigned threads, const EncoderTuning& tuning,
-                       const BoxStatsFn& stats_of);
+                       const BoxStatsFn& stats_of, bool unions = false);
 
 // A group's shift (FORMAT §10.6 Shift) and, if `hist_out` is given, the
 // histogram of its symbols at that shift.
