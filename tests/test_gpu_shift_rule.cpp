@@ -89,7 +89,9 @@ TEST(GpuShiftRule, AnswersEqualTheHostRule) {
     scratch += c.bins;
     cands.push_back(c);
   }
-  cuda::DeviceBuffer<unsigned long long> d_hist(hist.size()), d_scratch(scratch);
+  cuda::DeviceBuffer<unsigned long long> d_hist(hist.size());
+  const std::size_t temp_bytes = wg::shift_estimates_temp_bytes(scratch, cands.size());
+  cuda::DeviceBuffer<uint8_t> d_temp(temp_bytes);
   cuda::DeviceBuffer<uint32_t> d_tops(tops.size()), d_parts(flat.size());
   cuda::DeviceBuffer<wg::ShiftCandidate> d_cands(cands.size());
   cuda::DeviceBuffer<wg::ShiftResult> d_results(cands.size());
@@ -98,8 +100,8 @@ TEST(GpuShiftRule, AnswersEqualTheHostRule) {
   CUDA_CHECK(cudaMemcpy(d_parts.get(), flat.data(), 4 * flat.size(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_cands.get(), cands.data(), sizeof(wg::ShiftCandidate) * cands.size(),
                         cudaMemcpyHostToDevice));
-  wg::launch_shift_estimates(d_cands.get(), static_cast<uint32_t>(cands.size()), d_parts.get(), d_tops.get(),
-                             d_hist.get(), d_scratch.get(), d_results.get(), nullptr);
+  wg::launch_shift_estimates(d_cands.get(), static_cast<uint32_t>(cands.size()), scratch, d_parts.get(), d_tops.get(),
+                             d_hist.get(), d_results.get(), d_temp.get(), temp_bytes, nullptr);
   std::vector<wg::ShiftResult> results(cands.size());
   CUDA_CHECK(cudaMemcpy(results.data(), d_results.get(), sizeof(wg::ShiftResult) * results.size(),
                         cudaMemcpyDeviceToHost));

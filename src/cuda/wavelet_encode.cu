@@ -109,11 +109,12 @@ struct Layout {
   std::vector<StatBox> boxes;
   uint32_t large = 0;         // boxes (histogram slots)
   uint64_t tiles = 0;         // tiles over all boxes
-  std::size_t candidates = 0, candidate_parts = 0, scratch_entries = 0;  // GroupShifts' sizes
+  std::size_t candidates = 0, candidate_parts = 0, scratch_bytes = 0;  // GroupShifts' sizes
   std::size_t max_groups = 0;
   // Region offsets and sizes.
   std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, stat_tiles = 0, sym_boxes = 0,
-              sym_tiles = 0, hist = 0, candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0, coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
+              sym_tiles = 0, hist = 0, candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0,
+              coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
               frame_temp = 0;
   std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
               frame_temp_bytes = 0, total = 0;
@@ -160,7 +161,7 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   const GroupShifts shifts(sb, im.planes);
   L.candidates = shifts.candidates();
   L.candidate_parts = shifts.parts();
-  L.scratch_entries = shifts.scratch_bound();
+  L.scratch_bytes = shifts.temp_bytes();
   const uint64_t total = L.pixels * im.planes;
   const uint64_t frames_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
     return round_up(device::compress_capacity(n, frame_options(Codec::huffman, DType::u16)));
@@ -200,7 +201,7 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.hist = take(8 * std::size_t{wg::kHistBins} * L.large);
   L.candidates_at = take(sizeof(wg::ShiftCandidate) * L.candidates);
   L.parts_at = take(4 * L.candidate_parts);
-  L.scratch = take(8 * L.scratch_entries);
+  L.scratch = take(L.scratch_bytes);
   L.results = take(sizeof(wg::ShiftResult) * L.candidates);
   L.planar = take(im.planes > 1 ? 4 * total : 0);
   L.coeffs = take(L.coeffs_bytes);
@@ -349,7 +350,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
   candidates.enqueue([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); }, host_tops,
                  reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at), reinterpret_cast<uint32_t*>(t + L.parts_at),
-                 tops, hist, reinterpret_cast<unsigned long long*>(t + L.scratch), results, writes, stream);
+                 tops, hist, t + L.scratch, L.scratch_bytes, results, writes, stream);
   std::vector<wg::ShiftResult> host_results;
   reads.add(host_results, results, candidates.candidates());
   reads.wait(stream);  // wait 2

@@ -10,10 +10,13 @@
 // candidate shift, for every subband and level of every plane: on an H100's
 // host, 2.3 ms of a 512 x 512 u16 image's 3.8 ms compress, plus 0.6 ms to
 // copy the bins. The candidates are known from the shape alone (each level
-// whole or split, the merged coarse groups), so one block per candidate
-// merges its subbands' histograms at the group's k0 and sums the rule's
-// per-bin terms for each shift, stopping where pick_shift() stops. Every
-// term is an integer, so the sums, and the answers, are the host's
+// whole or split, the merged coarse groups), so the GPU merges each one's
+// subbands' histograms at the group's k0 (one thread a bin), takes their
+// prefix sums (CUB), and sums the rule's per-bin terms for every shift at
+// once (one thread per 16 merged bins, each merged bin a difference of two
+// prefix sums; atomics across blocks); then one thread per candidate picks
+// the shift, ignoring the estimates after pick_shift()'s stop. Every term
+// is an integer, so the sums, and the answers, are the host's
 // (tests/test_gpu_wavelet_encode.cpp compares whole frames with the CPU
 // writer's; GpuShiftRule compares the answers with choose_shift()).
 #pragma once
@@ -49,12 +52,17 @@ struct ShiftResult {
   uint32_t pad = 0;
 };
 
+// Temporary storage of launch_shift_estimates for `candidates` candidates
+// of `entries` bins in all (sum of their `bins`) at most.
+std::size_t shift_estimates_temp_bytes(std::size_t entries, std::size_t candidates);
+
 // results[c] = the shift rule over candidate c. Box slot s has its largest
 // zigzag value at tops[s] and its histogram at k0(tops[s]) at
-// hist[s * kHistBins]; `scratch` holds sum(bins) entries.
-void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, const uint32_t* parts,
-                            const uint32_t* tops, const unsigned long long* hist, unsigned long long* scratch,
-                            ShiftResult* results, cudaStream_t stream);
+// hist[s * kHistBins]; candidate c's merged bins go to entries
+// [scratch, scratch + bins) of the `entries` the candidates use in all.
+void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, uint64_t entries, const uint32_t* parts,
+                            const uint32_t* tops, const unsigned long long* hist, ShiftResult* results, void* temp,
+                            std::size_t temp_bytes, cudaStream_t stream);
 
 }  // namespace wavelet_gpu
 
@@ -69,6 +77,8 @@ class GroupShifts {
   std::size_t parts() const { return parts_; }
   // Scratch entries any data may need (65,536 bins per candidate).
   std::size_t scratch_bound() const;
+  // Temporary storage of the kernels for any data.
+  std::size_t temp_bytes() const;
 
   // After the boxes' tops are known: the candidates' descriptors
   // (`slot_of(plane, box)` gives a box's histogram slot, `tops` the host
@@ -76,13 +86,12 @@ class GroupShifts {
   // kernel enqueued, writing `d_results`.
   template <typename SlotOf>
   void enqueue(SlotOf&& slot_of, const std::vector<uint32_t>& tops, wavelet_gpu::ShiftCandidate* d_candidates,
-               uint32_t* d_parts, const uint32_t* d_tops, const unsigned long long* d_hist,
-               unsigned long long* d_scratch, wavelet_gpu::ShiftResult* d_results, HostWrites& writes,
-               cudaStream_t stream) {
+               uint32_t* d_parts, const uint32_t* d_tops, const unsigned long long* d_hist, void* d_temp,
+               std::size_t temp_bytes, wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
     std::vector<std::vector<uint32_t>> slots(sets_.size());
     for (std::size_t c = 0; c < sets_.size(); ++c)
       for (const wavelet::Box& b : sets_[c].boxes) slots[c].push_back(slot_of(sets_[c].plane, b));
-    enqueue_slots(slots, tops, d_candidates, d_parts, d_tops, d_hist, d_scratch, d_results, writes, stream);
+    enqueue_slots(slots, tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
   }
 
   // After the wait: the statistics plan_encode asks for (n, top and the
@@ -98,7 +107,7 @@ class GroupShifts {
   static BoxKey key_of(unsigned plane, const std::vector<wavelet::Box>& boxes);
   void enqueue_slots(const std::vector<std::vector<uint32_t>>& slots, const std::vector<uint32_t>& tops,
                      wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts, const uint32_t* d_tops,
-                     const unsigned long long* d_hist, unsigned long long* d_scratch,
+                     const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
                      wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream);
 
   std::vector<Set> sets_;
