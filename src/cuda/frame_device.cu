@@ -8,6 +8,9 @@
 //   4. raw copy (only for a raw frame): chunks copied and hashed;
 //   5. header: the fixed header and every padding byte;
 //   6. header checksum: block sums in parallel, one warp folds them.
+// A frame of at most 64 chunks does 3-6 in one block (finish_small_kernel)
+// and has its look-back state zeroed by the layout kernel: 7 launches fewer,
+// which is what bounded the encode of a wavelet frame's many small groups.
 #include <algorithm>
 #include <vector>
 
@@ -74,7 +77,12 @@ __device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
 // The codebook section: none for rle (book.info is null), one for huffman,
 // two for rle+huffman (book2: the lengths').
 __global__ void layout_kernel(DeviceCodebookView book, DeviceCodebookView book2, uint64_t chunks, uint8_t* frame,
-                              FrameState* st, bool raw) {
+                              FrameState* st, bool raw, unsigned long long* zero_scan, unsigned int* zero_ticket) {
+  // A small frame's look-back state is zeroed here, not by two memsets.
+  if (zero_scan) {
+    for (uint64_t i = threadIdx.x; i < max(chunks, uint64_t{1}); i += blockDim.x) zero_scan[i] = 0;
+    if (threadIdx.x == 0) *zero_ticket = 0;
+  }
   // No codebook (a fixed limit too short for the alphabet): write raw.
   raw = raw || (book.info && book.info[0] == 0) || (book2.info && book2.info[0] == 0);
   const uint32_t cb1 = raw || !book.info ? 0 : book.info[0];
@@ -96,9 +104,9 @@ __device__ uint64_t payload_used(const unsigned long long* scan_status, const ui
   return chunks ? scan_status[chunks - 1] >> 2 : 0;
 }
 
-// Keep the coded frame unless it is larger than the raw one.
-__global__ void decide_kernel(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks,
-                              uint64_t raw_payload, FrameState* st) {
+// Keep the coded frame unless it is larger than the raw one (one thread).
+__device__ void decide(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks,
+                       uint64_t raw_payload, FrameState* st) {
   const uint64_t payload = align8(payload_used(scan_status, rle_total, chunks));
   const uint64_t coded = st->payload_offset + payload;
   const uint64_t raw = align8(format::kFixedHeaderBytes + 16 * chunks) + 8 + raw_payload;
@@ -113,9 +121,14 @@ __global__ void decide_kernel(const unsigned long long* scan_status, const uint6
   }
 }
 
+// The steps after the chunk encoder, as device functions: each is one
+// kernel of a large frame's sequence (spread over the grid), and the small
+// frame's finish_small_kernel runs them all in one block (their grid-stride
+// loops then cover everything with blockIdx 0 and gridDim 1).
+
 // A raw frame: one warp per chunk copies and hashes it, and writes its index entry.
-__global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chunk_bytes, uint64_t chunks,
-                                uint8_t* frame, const FrameState* st) {
+__device__ void raw_copy(const uint8_t* in, uint64_t bytes, uint64_t chunk_bytes, uint64_t chunks, uint8_t* frame,
+                         const FrameState* st) {
   if (!st->raw) return;
   const unsigned lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / 32;
@@ -136,8 +149,8 @@ __global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chun
 }
 
 // The fixed header and all padding; codec and width from the host.
-__global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t codec, uint8_t width, uint64_t elements,
-                              uint32_t chunk_elements, uint64_t chunks, uint64_t payload_used) {
+__device__ void header(uint8_t* frame, const FrameState* st, uint8_t codec, uint8_t width, uint64_t elements,
+                       uint32_t chunk_elements, uint64_t chunks, uint64_t payload_used) {
   const uint64_t index_end = st->index_offset + 16 * chunks;
   for (uint64_t i = index_end + threadIdx.x; i < st->payload_offset - 8; i += blockDim.x) frame[i] = 0;
   if (st->raw)  // a coded frame's payload tail is zeroed by payload_tail_kernel
@@ -159,15 +172,15 @@ __global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t code
 }
 
 // The coded frame's payload padding: after the last chunk, up to a multiple of 8.
-__global__ void payload_tail_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
-                                    const uint64_t* rle_total, uint64_t chunks) {
+__device__ void payload_tail(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
+                             const uint64_t* rle_total, uint64_t chunks) {
   if (st->raw || chunks == 0) return;
   const uint64_t used = payload_used(scan_status, rle_total, chunks);
   for (uint64_t i = st->payload_offset + used + threadIdx.x; i < st->frame_bytes; i += blockDim.x) frame[i] = 0;
 }
 
 // Header checksum, part 1: the sums of every whole 1 KiB block, one warp each.
-__global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, unsigned long long* sums) {
+__device__ void header_sums(const uint8_t* frame, const FrameState* st, unsigned long long* sums) {
   const uint64_t len = st->payload_offset - 8;
   if (len <= 240) return;
   const uint64_t blocks = (len - 1) / xxh3::kBlock;
@@ -180,13 +193,13 @@ __global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, u
   }
 }
 
-// Header checksum, part 2: fold the block sums in order (staged through
-// shared memory, so the sequential fold does not wait on global loads),
-// finish, store; then publish the frame's size.
-__global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
-                                   uint64_t* frame_bytes_out) {
-  constexpr unsigned kStage = 2048;  // words per staged piece
-  __shared__ unsigned long long s[kStage];
+// Header checksum, part 2 (one block): fold the block sums in order (staged
+// through shared memory, so the sequential fold does not wait on global
+// loads), finish, store; then publish the frame's size.
+constexpr unsigned kFoldStage = 2048;  // words per staged piece
+__device__ void header_fold(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
+                            uint64_t* frame_bytes_out, unsigned long long* s) {
+  constexpr unsigned kStage = kFoldStage;
   const unsigned lane = threadIdx.x % 32;
   const uint64_t len = st->payload_offset - 8;
   const uint64_t words = len > 240 ? 8 * ((len - 1) / xxh3::kBlock) : 0;
@@ -214,6 +227,62 @@ __global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const u
     *frame_bytes_out = st->frame_bytes;
   }
 }
+
+__global__ void decide_kernel(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks,
+                              uint64_t raw_payload, FrameState* st) {
+  decide(scan_status, rle_total, chunks, raw_payload, st);
+}
+__global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chunk_bytes, uint64_t chunks,
+                                uint8_t* frame, const FrameState* st) {
+  raw_copy(in, bytes, chunk_bytes, chunks, frame, st);
+}
+__global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t codec, uint8_t width, uint64_t elements,
+                              uint32_t chunk_elements, uint64_t chunks, uint64_t payload_used) {
+  header(frame, st, codec, width, elements, chunk_elements, chunks, payload_used);
+}
+__global__ void payload_tail_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
+                                    const uint64_t* rle_total, uint64_t chunks) {
+  payload_tail(frame, st, scan_status, rle_total, chunks);
+}
+__global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, unsigned long long* sums) {
+  header_sums(frame, st, sums);
+}
+__global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
+                                   uint64_t* frame_bytes_out) {
+  __shared__ unsigned long long s[kFoldStage];
+  header_fold(frame, st, sums, frame_bytes_out, s);
+}
+
+// A small frame's whole finish in one block of 256 threads: six launches
+// cost more than the work (a wavelet frame's groups are mostly a few
+// chunks each, and their enqueue, not the GPU, bounded their encode).
+struct FinishArgs {
+  const unsigned long long* scan_status;
+  const uint64_t* rle_total;
+  uint64_t chunks, raw_payload, bytes, chunk_bytes, elements;
+  const uint8_t* in;
+  uint8_t* frame;
+  FrameState* st;
+  unsigned long long* block_sums;
+  uint64_t* frame_bytes_out;
+  uint32_t chunk_elements;
+  uint8_t codec, width;
+};
+__global__ void __launch_bounds__(256) finish_small_kernel(const FinishArgs a) {
+  __shared__ unsigned long long s[kFoldStage];
+  if (threadIdx.x == 0) decide(a.scan_status, a.rle_total, a.chunks, a.raw_payload, a.st);
+  __syncthreads();
+  if (a.chunks > 0) raw_copy(a.in, a.bytes, a.chunk_bytes, a.chunks, a.frame, a.st);
+  header(a.frame, a.st, a.codec, a.width, a.elements, a.chunk_elements, a.chunks, a.bytes);
+  payload_tail(a.frame, a.st, a.scan_status, a.rle_total, a.chunks);
+  __syncthreads();  // every header byte is written before it is hashed
+  header_sums(a.frame, a.st, a.block_sums);
+  __syncthreads();
+  header_fold(a.frame, a.st, a.block_sums, a.frame_bytes_out, s);
+}
+
+// Frames of at most this many chunks finish in one block.
+constexpr uint64_t kSmallFrameChunks = 64;
 
 }  // namespace
 
@@ -267,8 +336,11 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
   const Temp t = carve(temp, chunks, blocks_per_chunk,
                        rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy), &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
-  CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
-  CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
+  const bool small = chunks <= kSmallFrameChunks;
+  if (!small) {  // a small frame's are zeroed by layout_kernel
+    CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
+    CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
+  }
   RleFrameEncodeArgs r;
   r.in = a.in;
   r.elements = a.elements;
@@ -288,7 +360,8 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     book2 = {b.entries[1], b.table_size[1], b.serialized[1], b.info[1]};
     used.info[0] = b.info[0], used.info[1] = b.info[1];
   }
-  layout_kernel<<<1, 256, 0, stream>>>(book, book2, chunks, a.frame, t.state, a.raw);
+  layout_kernel<<<1, 256, 0, stream>>>(book, book2, chunks, a.frame, t.state, a.raw, small ? t.scan_status : nullptr,
+                                       small ? t.ticket : nullptr);
   CUDA_CHECK(cudaGetLastError());
   const uint64_t* rle_total = nullptr;
   if (codec == Codec::rle) {
@@ -318,10 +391,31 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     launch_huffman_encode(e, a.strategy, stream);
   }
   const uint64_t raw_payload = (a.elements * width + 7) / 8 * 8;
+  const uint64_t chunk_bytes = uint64_t{a.chunk_elements} * width;
+  if (small) {
+    FinishArgs f;
+    f.scan_status = t.scan_status;
+    f.rle_total = rle_total;
+    f.chunks = chunks;
+    f.raw_payload = raw_payload;
+    f.bytes = a.elements * width;
+    f.chunk_bytes = chunk_bytes;
+    f.elements = a.elements;
+    f.in = static_cast<const uint8_t*>(a.in);
+    f.frame = a.frame;
+    f.st = t.state;
+    f.block_sums = t.block_sums;
+    f.frame_bytes_out = a.frame_bytes;
+    f.chunk_elements = a.chunk_elements;
+    f.codec = static_cast<uint8_t>(codec);
+    f.width = static_cast<uint8_t>(width);
+    finish_small_kernel<<<1, 256, 0, stream>>>(f);
+    CUDA_CHECK(cudaGetLastError());
+    return used;
+  }
   decide_kernel<<<1, 1, 0, stream>>>(t.scan_status, rle_total, chunks, raw_payload, t.state);
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const uint64_t chunk_bytes = uint64_t{a.chunk_elements} * width;
   if (chunks > 0) {
     const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((chunks + 7) / 8, uint64_t(sms) * 8));
     raw_copy_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements * width, chunk_bytes,
