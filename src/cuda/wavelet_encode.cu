@@ -356,9 +356,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   reads.wait(stream);  // wait 2
   phase(2);
 
-  // 2. The writer's decisions, by the CPU writer's code, on the GPU's answers.
+  // 2. The writer's decisions, by the CPU writer's code, on the GPU's answers
+  // (a few dozen lookups: on one thread, as threads would cost more to start).
   const wavelet::EncodePlan plan = wavelet::plan_encode(
-      sb, im.planes, threads, {},
+      sb, im.planes, 1, {},
       [&](unsigned p, const std::vector<Box>& boxes) { return candidates.stats(p, boxes, host_results); },
       /*unions=*/true);
   const std::size_t G = plan.specs.size();
