@@ -16,11 +16,6 @@ namespace {
 
 constexpr std::size_t kAlign = 256;
 
-// ~0: all well; ~1: the fixed length limit cannot hold the data's alphabet
-// (the frame is then written raw); else the first element outside the alphabet.
-__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
-  *error = *bad != ~0ull ? *bad : (info && info[0] == 0) || (info2 && info2[0] == 0) ? ~1ull : ~0ull;
-}
 
 Codec frame_codec(Codec c) { return c == Codec::raw ? Codec::huffman : c; }
 
@@ -98,13 +93,12 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
                : o.encoder == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
                                                       : cuda::EncodeStrategy::lanes;
   uint64_t* bad = reinterpret_cast<uint64_t*>(t + l.bad);
-  const uint32_t* info = nullptr;
   f.codec = frame_codec(o.codec);
   f.rle_strategy = rle_strategy(elements, o);
   f.max_code_length = o.max_code_length;
   if (o.codec != Codec::huffman) {
     f.raw = o.codec == Codec::raw;
-    CUDA_CHECK(cudaMemsetAsync(bad, 0xFF, 8, s));
+    bad = nullptr;  // no histogram pass: nothing outside an alphabet
   } else {
     uint64_t* hist = reinterpret_cast<uint64_t*>(t + l.hist);
     cuda::histogram_device(d_in, elements, o.dtype, hist, bad, t + l.hist_temp, l.hist_temp_bytes, s);
@@ -113,11 +107,13 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
                                  reinterpret_cast<uint32_t*>(t + l.info)};
     cuda::build_codebook_device(hist, cap, o.max_code_length, t + l.book_temp, l.book_temp_bytes, book, s);
     f.book = {book.encode_entry, cap, book.serialized, book.info};
-    info = book.info;
   }
-  const cuda::FrameEncodeBooks used = cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
-  report_kernel<<<1, 1, 0, s>>>(bad, info ? info : used.info[0], used.info[1], d_error);
-  CUDA_CHECK(cudaGetLastError());
+  // *d_error (~0 all well; ~1 the fixed length limit cannot hold the data's
+  // alphabet, the frame then raw; else the first element outside the
+  // alphabet) is written by the frame encoder's last kernel.
+  f.bad = bad;
+  f.error = d_error;
+  cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
 }
 
 }  // namespace vlec::device

@@ -253,6 +253,15 @@ __global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const u
   header_fold(frame, st, sums, frame_bytes_out, s);
 }
 
+// device::compress's report (FrameEncodeArgs::error), one thread.
+__device__ void report(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
+  const uint64_t first_bad = bad ? *bad : ~0ull;  // null: no histogram pass (codecs without a codebook of the input)
+  *error = first_bad != ~0ull ? first_bad : (info && info[0] == 0) || (info2 && info2[0] == 0) ? ~1ull : ~0ull;
+}
+__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
+  report(bad, info, info2, error);
+}
+
 // A small frame's whole finish in one block of 256 threads: six launches
 // cost more than the work (a wavelet frame's groups are mostly a few
 // chunks each, and their enqueue, not the GPU, bounded their encode).
@@ -267,6 +276,9 @@ struct FinishArgs {
   uint64_t* frame_bytes_out;
   uint32_t chunk_elements;
   uint8_t codec, width;
+  const uint64_t* bad;  // the report, if error is set
+  const uint32_t* info[2];
+  uint64_t* error;
 };
 __global__ void __launch_bounds__(256) finish_small_kernel(const FinishArgs a) {
   __shared__ unsigned long long s[kFoldStage];
@@ -279,6 +291,7 @@ __global__ void __launch_bounds__(256) finish_small_kernel(const FinishArgs a) {
   header_sums(a.frame, a.st, a.block_sums);
   __syncthreads();
   header_fold(a.frame, a.st, a.block_sums, a.frame_bytes_out, s);
+  if (a.error && threadIdx.x == 0) report(a.bad, a.info[0], a.info[1], a.error);
 }
 
 // Frames of at most this many chunks finish in one block.
@@ -409,6 +422,10 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     f.chunk_elements = a.chunk_elements;
     f.codec = static_cast<uint8_t>(codec);
     f.width = static_cast<uint8_t>(width);
+    f.bad = a.bad;
+    f.info[0] = used.info[0];
+    f.info[1] = used.info[1];
+    f.error = a.error;
     finish_small_kernel<<<1, 256, 0, stream>>>(f);
     CUDA_CHECK(cudaGetLastError());
     return used;
@@ -427,6 +444,7 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
   payload_tail_kernel<<<1, 32, 0, stream>>>(a.frame, t.state, t.scan_status, rle_total, chunks);
   header_sums_kernel<<<static_cast<unsigned>(sms) * 4, 256, 0, stream>>>(a.frame, t.state, t.block_sums);
   header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes);
+  if (a.error) report_kernel<<<1, 1, 0, stream>>>(a.bad, used.info[0], used.info[1], a.error);
   CUDA_CHECK(cudaGetLastError());
   return used;
 }

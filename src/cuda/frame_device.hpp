@@ -39,6 +39,13 @@ struct FrameEncodeArgs {
   std::size_t frame_capacity = 0;  // at least frame_encode_capacity()
   uint64_t* frame_bytes = nullptr;  // device: the frame's size, written last
   EncodeStrategy strategy = EncodeStrategy::lanes;
+  // If `error` is set: after the frame, *error = *bad if that is not ~0 (the
+  // first element outside the alphabet), else ~1 if a codebook's fixed length
+  // limit could not hold its alphabet, else ~0 (device::compress's report,
+  // written by the frame's last kernel instead of one more launch). A null
+  // `bad` counts as ~0.
+  const uint64_t* bad = nullptr;
+  uint64_t* error = nullptr;
 };
 
 // Bytes the frame buffer must hold while the frame is written: the raw

@@ -326,11 +326,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
   if (L.large) {
     CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
-    CUDA_CHECK(cudaMemsetAsync(hist, 0, 8 * std::size_t{wg::kHistBins} * L.large, stream));
   }
   const auto large_tile_count = static_cast<uint32_t>(large_tiles.size());
   wg::launch_tops(geo, stat_boxes, stat_tiles, large_tile_count, tops, stream);
-  wg::launch_histogram(geo, stat_boxes, stat_tiles, large_tile_count, tops, hist, stream);
+  wg::launch_histogram(geo, stat_boxes, stat_tiles, large_tile_count, L.large, tops, hist, stream);
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
   HostReads reads;

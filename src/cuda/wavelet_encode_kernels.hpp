@@ -66,11 +66,11 @@ void launch_split(const void* samples, unsigned sample_bytes, unsigned planes, b
 void launch_swap16(const uint16_t* in, uint16_t* out, uint64_t count, cudaStream_t stream);
 
 // tops[box.slot] (zeroed before) = largest zigzag value; hist[box.slot * kHistBins + (z >> k0)] counted
-// (zeroed before), for the boxes of `tiles`.
+// for the boxes of `tiles` (slots 0 .. slots - 1; launch_histogram zeroes the bins each uses first).
 void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
                  uint32_t* tops, cudaStream_t stream);
 void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
-                      const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
+                      uint32_t slots, const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
 // Symbols and low bits of every group; runs[group] (zeroed before) += the
 // values that start a run (differ from the value before in the group).
 void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
