@@ -42,9 +42,9 @@ __device__ __forceinline__ uint32_t find_box(const BoxDesc* boxes, uint32_t lo, 
   return lo;
 }
 
-// Coefficient j (of the concatenation of all groups), which lies in box `box`.
-__device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, uint64_t j) {
-  const BoxDesc b = a.boxes[box];
+// The value of coefficient j (of the concatenation of all groups), which
+// lies in box b, with the checks of its low bits and width.
+__device__ __forceinline__ int32_t coefficient_value(const ScatterArgs& a, const BoxDesc& b, uint64_t j) {
   const GroupDesc g = a.groups[b.group];
   const uint64_t i = j - g.first;
   const uint64_t symbol = g.width == 1 ? uint64_t{g.symbols[i]}
@@ -66,7 +66,18 @@ __device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, 
     atomicMin(&a.status[kStatusWide],
               static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
   const uint32_t zz = static_cast<uint32_t>(z);
-  const int32_t c = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+  return static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+}
+
+__device__ __forceinline__ void store_coefficient(const ScatterArgs& a, const BoxDesc& b, uint64_t x, uint64_t y,
+                                                  uint64_t zc, int32_t c) {
+  a.coeffs[b.plane_base + b.x0 + x + a.width * (b.y0 + y + a.height * (b.z0 + zc))] = c;
+}
+
+// Coefficient j, which lies in box `box`: its position by division.
+__device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, uint64_t j) {
+  const BoxDesc b = a.boxes[box];
+  const int32_t c = coefficient_value(a, b, j);
   const uint64_t local = j - b.first;
   uint64_t x, y, zc;
   if (b.nx * b.ny * b.nz <= 0xFFFFFFFFull) {  // 32-bit division, the usual case
@@ -78,13 +89,15 @@ __device__ __forceinline__ void scatter_one(const ScatterArgs& a, uint32_t box, 
     const uint64_t row = local / b.nx;
     x = local - row * b.nx, y = row % b.ny, zc = row / b.ny;
   }
-  a.coeffs[b.plane_base + b.x0 + x + a.width * (b.y0 + y + a.height * (b.z0 + zc))] = c;
+  store_coefficient(a, b, x, y, zc, c);
 }
 
 // One block per tile of kScatterTile consecutive coefficients (a thread takes
 // every kThreads-th, so accesses coalesce): one thread finds the boxes of the
 // tile's first and last coefficient; when they are the same box (all but
-// the few tiles that straddle a box edge), no thread searches at all, and
+// the few tiles that straddle a box edge), no thread searches at all and
+// each divides once for its first coefficient's position, then steps (it
+// divided for every coefficient: 0.59 ms for a u16 8192^2 image's 67 M);
 // otherwise each searches only between the two.
 __global__ void __launch_bounds__(kThreads) scatter_kernel(ScatterArgs a) {
   __shared__ uint32_t tile_boxes[2];
@@ -98,6 +111,29 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(ScatterArgs a) {
     }
     __syncthreads();
     const uint32_t b0 = tile_boxes[0], b1 = tile_boxes[1];
+    if (b0 == b1) {  // the whole tile in one box (all but the few at box edges): divide once, then step
+      const BoxDesc b = a.boxes[b0];
+      const uint64_t local = t0 + threadIdx.x - b.first;
+      uint64_t row = local / b.nx, x = local - row * b.nx, zc = row / b.ny, y = row - zc * b.ny;
+      for (unsigned r = 0; r < kScatterPerThread; ++r) {
+        const uint64_t j = t0 + uint64_t{r} * kThreads + threadIdx.x;
+        if (j >= a.total) break;
+        store_coefficient(a, b, x, y, zc, coefficient_value(a, b, j));
+        x += kThreads;  // the next coefficient of this thread, kThreads on
+        if (x < b.nx) continue;
+        if (b.nx >= kThreads) {  // one row boundary crossed at most
+          x -= b.nx;
+          if (++y == b.ny) y = 0, ++zc;
+        } else {
+          const uint64_t rows = x / b.nx;
+          x -= rows * b.nx;
+          y += rows;
+          zc += y / b.ny;
+          y %= b.ny;
+        }
+      }
+      continue;
+    }
     for (unsigned r = 0; r < kScatterPerThread; ++r) {
       const uint64_t j = t0 + uint64_t{r} * kThreads + threadIdx.x;
       if (j >= a.total) break;
