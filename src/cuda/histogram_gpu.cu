@@ -2,29 +2,11 @@
 // histogram_gpu.hpp), after Gómez-Luna et al. as used by Tian et al. §IV-A:
 // per-block histograms replicated in shared memory, merged into global memory.
 //
-// Why it is fast:
-//  * Conflict-free shared atomics. A block keeps 32 copies of its histogram,
-//    copy l in bank l (word = bin * 32 + l); lane l of every warp updates only
-//    copy l. The 32 atomics of a warp instruction therefore always fall in 32
-//    different banks and never on one address, whatever the data: hot bins
-//    (30% zeros in skewed bytes, a few central SZ quantization codes) cost no
-//    more than uniform data.
-//  * The input streams through 16-byte read-only loads, U per thread in
-//    flight, in a persistent grid-stride loop; the unaligned head and the
-//    tail are counted element by element.
-//  * u8: 32 copies x 256 bins x 32-bit counters = 32 KiB per block, several
-//    blocks per SM; atomics never need their result.
-//  * u16/u32: 32 full copies of 65,536 bins do not fit (one 32-bit copy is
-//    256 KiB). Each block (one per SM, 1024 threads, 224 KiB) keeps
-//      - the full alphabet once ("cold"), 16-bit counters packed two per word;
-//        an atomic's old value reveals a wrapping counter, and the wrap is
-//        carried exactly into the global histogram;
-//      - a window of 1,536 "hot" bins replicated 32 times, 16-bit counters
-//        packed two per word, flushed to global memory before they can wrap.
-//    Each block places its window where the counts of its first tile are
-//    densest (SZ codes crowd around the centre: quant65536 keeps 100% in
-//    1,536 bins, 98% in 768), so nearly every update is conflict-free.
-//  * Partial histograms merge with one 64-bit global atomic per non-zero bin.
+// The replicated_shared kernels, and why they are fast, are in
+// histogram_replicated.cuh; the constants and input helpers every method
+// shares in histogram_common.cuh. This file holds the global_atomic and cub
+// methods (the fallbacks, and references for the benchmark), the choice of
+// `automatic`, and the host side: device limits, temporary storage, launches.
 #include "cuda/histogram_gpu.hpp"
 
 #include <cub/device/device_histogram.cuh>
@@ -33,6 +15,8 @@
 #include <mutex>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/histogram_common.cuh"
+#include "cuda/histogram_replicated.cuh"
 
 namespace vlec::cuda {
 namespace {
@@ -42,283 +26,11 @@ constexpr HistogramMethod kAutomaticU8 = HistogramMethod::replicated_shared;
 constexpr HistogramMethod kAutomaticU16 = HistogramMethod::replicated_shared;
 constexpr HistogramMethod kAutomaticU32 = HistogramMethod::replicated_shared;
 
-using ull = unsigned long long;
-constexpr uint64_t kNoBadIndex = ~uint64_t{0};
-
-// ---- tuning
-constexpr int kU8Threads = 512, kU8Unroll = 4, kU8MinBlocks = 3;  // 42 registers, 32 KiB shared per block
-constexpr int kWideThreads = 1024, kWideUnroll = 4;                // one block per SM: 64 B in flight per thread
-constexpr uint32_t kCopies = 32;                                   // one histogram copy per lane
-constexpr uint32_t kColdWords = kHistogramBins / 2;                // full alphabet, 16-bit counters
-constexpr uint32_t kHotBins = 1536, kHotRows = kHotBins / 2;       // replicated window, 16-bit counters
-constexpr uint32_t kSegmentBins = kHistogramBins / kWideThreads;   // window placement granularity: 64
-static_assert(kSegmentBins * kWideThreads == kHistogramBins && kSegmentBins == 2 * kCopies,
-              "choose_window: thread t sums the 32 cold words of segment t");
-constexpr std::size_t kWideSmem = (kColdWords + kHotRows * kCopies) * 4 + 32 * 8 + 16;  // 229,648 bytes
-// u8 copies count in 32 bits and are merged once, at the end: a launch covers
-// at most 2^36 elements, so a copy (1/32 of a block's share) stays below 2^31.
-constexpr uint64_t kU8LaunchElements = uint64_t{1} << 36;
-constexpr uint64_t kSliceLaunchElements = uint64_t{1} << 31;  // global_atomic: 32-bit slice counters
-constexpr uint64_t kCubPieceElements = uint64_t{1} << 30;     // cub: int offsets, 32-bit counters
-constexpr uint32_t kSlicesU8 = 64, kSlicesWide = 8;
-
-uint32_t alphabet_of(DType t) { return t == DType::u8 ? 256u : kHistogramBins; }
-
-// The input as an unaligned head, 16-byte vectors and a tail (element counts).
-struct Split {
-  uint64_t head = 0, nvec = 0, tail = 0;
-};
-Split split_input(const void* p, uint64_t n, unsigned width) {
-  Split s;
-  const uint64_t misalign = (16 - reinterpret_cast<uintptr_t>(p) % 16) % 16;
-  s.head = std::min<uint64_t>(n, misalign / width);
-  const unsigned per_vec = 16 / width;
-  s.nvec = (n - s.head) / per_vec;
-  s.tail = n - s.head - s.nvec * per_vec;
-  return s;
-}
-
-// ---- device helpers
-
-// The elements of the 16-byte vector q (little-endian).
-template <typename T>
-__device__ __forceinline__ void unpack(const uint4& q, uint32_t (&v)[16 / sizeof(T)]) {
-  constexpr int kBits = 8 * sizeof(T), kPerWord = 4 / sizeof(T);
-  const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-  for (int i = 0; i < 4 * kPerWord; ++i)
-    v[i] = kBits == 32 ? w[i] : (w[i / kPerWord] >> (kBits * (i % kPerWord))) & ((1u << (kBits & 31)) - 1);
-}
-
-// Calls f(value, element index) for each element of q, whose first element has index `first`.
-template <typename T, typename F>
-__device__ __forceinline__ void visit_vec(const uint4& q, uint64_t first, F&& f) {
-  uint32_t v[16 / sizeof(T)];
-  unpack<T>(q, v);
-#pragma unroll
-  for (int j = 0; j < 16 / int(sizeof(T)); ++j) f(v[j], first + j);
-}
-
-// The vectors from `first_vec` on, then the head and the tail, grid-stride.
-// After the full tiles (fewer than a tile left) a thread gets at most kUnroll
-// vectors and one head and one tail element: the hot flush cadence counts on it.
-template <typename T, typename F>
-__device__ __forceinline__ void visit_rest(const T* in, const Split& s, uint64_t first_vec, F&& f) {
-  constexpr unsigned kPerVec = 16 / sizeof(T);
-  const uint64_t gtid = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x, stride = uint64_t{gridDim.x} * blockDim.x;
-  const uint4* vec = reinterpret_cast<const uint4*>(in + s.head);
-  for (uint64_t v = first_vec + gtid; v < s.nvec; v += stride) visit_vec<T>(__ldg(vec + v), s.head + v * kPerVec, f);
-  for (uint64_t i = gtid; i < s.head; i += stride) f(uint32_t{in[i]}, i);
-  const uint64_t tail0 = s.head + s.nvec * kPerVec;
-  for (uint64_t i = gtid; i < s.tail; i += stride) f(uint32_t{in[tail0 + i]}, tail0 + i);
-}
-
-__device__ __forceinline__ void report_bad(uint64_t* d_bad, uint64_t my_bad) {
-  if (my_bad != kNoBadIndex) atomicMin(reinterpret_cast<ull*>(d_bad), ull{my_bad});
-}
-
 // ---- kernels
 
 __global__ void init_kernel(uint64_t* hist, uint64_t* bad) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kHistogramBins; i += gridDim.x * blockDim.x) hist[i] = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) *bad = kNoBadIndex;
-}
-
-// u8, replicated_shared: 32 conflict-free copies of 256 32-bit counters.
-__global__ void __launch_bounds__(kU8Threads, kU8MinBlocks)
-    replicated_u8_kernel(const uint8_t* in, Split s, uint64_t* hist) {
-  __shared__ uint32_t sh[256 * kCopies];
-  for (uint32_t i = threadIdx.x; i < 256 * kCopies / 4; i += kU8Threads)
-    reinterpret_cast<uint4*>(sh)[i] = make_uint4(0, 0, 0, 0);
-  __syncthreads();
-  // Byte offset of (bin, lane) = bin * 128 + lane * 4: one shift and one LOP3 per byte of input.
-  char* base = reinterpret_cast<char*>(sh);
-  const uint32_t lane4 = (threadIdx.x & 31) * 4;
-  auto count = [=](uint32_t v, uint64_t) { atomicAdd(reinterpret_cast<uint32_t*>(base + ((v << 7) | lane4)), 1u); };
-  auto count_word = [=](uint32_t w) {
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w << 7) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 1) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 9) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 17) & 0x7F80u) | lane4)), 1u);
-  };
-
-  constexpr uint64_t kTile = uint64_t{kU8Threads} * kU8Unroll;
-  const uint64_t full_tiles = s.nvec / kTile;
-  const uint4* vec = reinterpret_cast<const uint4*>(in + s.head);
-  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-    const uint4* p = vec + t * kTile + threadIdx.x;
-    uint4 q[kU8Unroll];
-#pragma unroll
-    for (int k = 0; k < kU8Unroll; ++k) q[k] = __ldg(p + k * kU8Threads);
-#pragma unroll
-    for (int k = 0; k < kU8Unroll; ++k) {
-      count_word(q[k].x);
-      count_word(q[k].y);
-      count_word(q[k].z);
-      count_word(q[k].w);
-    }
-  }
-  visit_rest(in, s, full_tiles * kTile, count);
-  __syncthreads();
-  for (uint32_t bin = threadIdx.x; bin < 256; bin += kU8Threads) {
-    uint32_t sum = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < kCopies; ++j) sum += sh[bin * kCopies + ((j + bin) & 31)];  // rotated: no conflicts
-    if (sum) atomicAdd(reinterpret_cast<ull*>(hist + bin), ull{sum});
-  }
-}
-
-// Adds a cold counter's wrap to the global histogram. The 16-bit half of bin v
-// in `old` (the word before the increment) was 0xFFFF: bin v gains 65,536.
-// The carry out of an even bin's low half lands in the high half (bin v + 1) as
-// a spurious +1, which the global histogram takes back; if that made the high
-// half wrap too (old == 0xFFFFFFFF), bin v + 1 also gains 65,536.
-__device__ __noinline__ void cold_wrapped(uint64_t* hist, uint32_t v, uint32_t old) {
-  atomicAdd(reinterpret_cast<ull*>(hist + v), 65536ull);
-  if (!(v & 1)) atomicAdd(reinterpret_cast<ull*>(hist + v + 1), old == 0xFFFFFFFFu ? 65535ull : ~0ull);
-}
-
-// Flushes the hot window (rows of 32 lane copies, two bins per word) into the
-// global histogram, zeroing it if `reset`. Called by all threads of the block.
-__device__ void flush_hot(uint32_t* hot, uint32_t lo, uint64_t* hist, bool reset) {
-  __syncthreads();
-  for (uint32_t r = threadIdx.x; r < kHotRows; r += kWideThreads) {
-    uint32_t even = 0, odd = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < kCopies; ++j) {
-      uint32_t* w = hot + r * kCopies + ((j + r) & 31);  // rotated: no bank conflicts
-      even += *w & 0xFFFFu;
-      odd += *w >> 16;
-      if (reset) *w = 0;
-    }
-    if (even) atomicAdd(reinterpret_cast<ull*>(hist + lo + 2 * r), ull{even});
-    if (odd) atomicAdd(reinterpret_cast<ull*>(hist + lo + 2 * r + 1), ull{odd});
-  }
-  __syncthreads();
-}
-
-// Picks the hot window from the counts of the block's first tile (all in the
-// cold histogram): the 1,536 bins, starting at a multiple of 64, that hold the
-// most of them. The hot region serves as scratch; it is zeroed afterwards.
-__device__ uint32_t choose_window(const uint32_t* cold, uint32_t* hot, ull* scratch) {
-  __syncthreads();
-  const uint32_t t = threadIdx.x;  // segment t: bins [64 t, 64 t + 64) = cold words [32 t, 32 t + 32)
-  uint32_t seg = 0;
-#pragma unroll 8
-  for (uint32_t j = 0; j < kSegmentBins / 2; ++j) {
-    const uint32_t w = cold[t * (kSegmentBins / 2) + ((j + t) & 31)];
-    seg += (w & 0xFFFFu) + (w >> 16);
-  }
-  hot[t] = seg;
-  __syncthreads();
-  constexpr uint32_t kSegs = kHotBins / kSegmentBins;
-  ull key = 0;  // (count in the window << 32) | ~start: the densest window, the lowest on ties
-  if (t + kSegs <= kWideThreads) {
-    uint32_t win = 0;
-    for (uint32_t j = 0; j < kSegs; ++j) win += hot[t + j];
-    key = (ull{win} << 32) | (~t);
-  }
-  for (int o = 16; o; o >>= 1) key = max(key, __shfl_xor_sync(0xFFFFFFFFu, key, o));
-  if ((t & 31) == 0) scratch[t >> 5] = key;
-  __syncthreads();
-  if (t < 32) {
-    key = scratch[t];
-    for (int o = 16; o; o >>= 1) key = max(key, __shfl_xor_sync(0xFFFFFFFFu, key, o));
-    if (t == 0) scratch[32] = key;
-  }
-  __syncthreads();
-  const uint32_t lo = (~static_cast<uint32_t>(scratch[32])) * kSegmentBins;
-  for (uint32_t i = t; i < kHotRows * kCopies / 4; i += kWideThreads) reinterpret_cast<uint4*>(hot)[i] = make_uint4(0, 0, 0, 0);
-  __syncthreads();
-  return lo;
-}
-
-// u16/u32, replicated_shared: a replicated hot window plus the full alphabet
-// once, 16-bit counters (see the top of the file).
-template <typename T>
-__global__ void __launch_bounds__(kWideThreads, 1)
-    replicated_wide_kernel(const T* in, Split s, uint64_t* hist, uint64_t* d_bad) {
-  extern __shared__ uint4 smem_vec[];
-  uint32_t* cold = reinterpret_cast<uint32_t*>(smem_vec);
-  uint32_t* hot = cold + kColdWords;
-  ull* scratch = reinterpret_cast<ull*>(hot + kHotRows * kCopies);
-  for (uint32_t i = threadIdx.x; i < kColdWords / 4; i += kWideThreads) smem_vec[i] = make_uint4(0, 0, 0, 0);
-  __syncthreads();
-
-  // Byte offsets from the start of shared memory: cold word of bin v at (v >> 1) * 4;
-  // hot word of window bin d and lane l at 128 KiB + (d >> 1) * 128 + l * 4.
-  char* const base = reinterpret_cast<char*>(smem_vec);
-  const uint32_t hot_lane4 = (kColdWords * 4) | ((threadIdx.x & 31) * 4);
-  uint32_t lo = 0, hot_bins = 0;  // no window until the first tile is counted
-  uint64_t my_bad = kNoBadIndex;
-  auto hot_add = [=](uint32_t d) {  // d < kHotBins; +1 in the low or high half
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((d << 6) & ~127u) | hot_lane4)), (d & 1) * 0xFFFFu + 1);
-  };
-  auto count = [&](uint32_t v, uint64_t index) {
-    const uint32_t d = v - lo;
-    if (d < hot_bins) {
-      hot_add(d);
-    } else if (sizeof(T) == 4 && v >= kHistogramBins) {
-      my_bad = min(my_bad, index);
-    } else {
-      const uint32_t odd = v & 1;
-      const uint32_t old = atomicAdd(reinterpret_cast<uint32_t*>(base + ((v << 1) & ~3u)), odd * 0xFFFFu + 1);
-      if ((old << (16 - 16 * odd)) >= 0xFFFF0000u) cold_wrapped(hist, v, old);  // its half was 0xFFFF
-    }
-  };
-  // A whole warp's vectors in the window (the common case for concentrated
-  // data) take the straight path: 7 instructions and one atomic per element.
-  auto count_vec = [&](const uint4& q, uint64_t first) {
-    constexpr int kPerVec = 16 / sizeof(T);
-    uint32_t v[kPerVec];
-    unpack<T>(q, v);
-    bool all_hot = true;
-#pragma unroll
-    for (int j = 0; j < kPerVec; ++j) all_hot &= v[j] - lo < hot_bins;
-    if (__all_sync(0xFFFFFFFFu, all_hot)) {
-#pragma unroll
-      for (int j = 0; j < kPerVec; ++j) hot_add(v[j] - lo);
-    } else {
-#pragma unroll
-      for (int j = 0; j < kPerVec; ++j) count(v[j], first + j);
-    }
-  };
-
-  constexpr unsigned kPerVec = 16 / sizeof(T);
-  constexpr uint64_t kTile = uint64_t{kWideThreads} * kWideUnroll;
-  // A hot counter gains at most 32 warps x kWideUnroll x kPerVec per tile, one
-  // more tile's worth in visit_rest, and 2 per warp for the head and tail.
-  constexpr uint32_t kPerTile = kCopies * kWideUnroll * kPerVec;
-  constexpr uint32_t kFlushTiles = (0xFFFFu - 2 * 32) / kPerTile - 1;
-  static_assert((kFlushTiles + 1) * kPerTile + 64 <= 0xFFFFu, "hot counters must not wrap");
-
-  const uint64_t full_tiles = s.nvec / kTile;
-  const uint4* vec = reinterpret_cast<const uint4*>(in + s.head);
-  uint32_t since_flush = 0;
-  for (uint64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-    const uint64_t v0 = t * kTile + threadIdx.x;
-    uint4 q[kWideUnroll];
-#pragma unroll
-    for (int k = 0; k < kWideUnroll; ++k) q[k] = __ldg(vec + v0 + k * kWideThreads);
-#pragma unroll
-    for (int k = 0; k < kWideUnroll; ++k) count_vec(q[k], s.head + (v0 + k * kWideThreads) * kPerVec);
-    if (hot_bins == 0) {  // block-uniform: the first tile was the sample
-      lo = choose_window(cold, hot, scratch);
-      hot_bins = kHotBins;
-    } else if (++since_flush == kFlushTiles) {
-      flush_hot(hot, lo, hist, true);
-      since_flush = 0;
-    }
-  }
-  visit_rest(in, s, full_tiles * kTile, count);
-  if (hot_bins) flush_hot(hot, lo, hist, false);
-  else __syncthreads();
-  for (uint32_t k = threadIdx.x; k < kColdWords; k += kWideThreads) {
-    const uint32_t w = cold[k];
-    if (w & 0xFFFFu) atomicAdd(reinterpret_cast<ull*>(hist + 2 * k), ull{w & 0xFFFFu});
-    if (w >> 16) atomicAdd(reinterpret_cast<ull*>(hist + 2 * k + 1), ull{w >> 16});
-  }
-  report_bad(d_bad, my_bad);
 }
 
 // global_atomic: 32-bit global atomics into slice blockIdx % slices.

@@ -1,0 +1,385 @@
+// cuda/codebook_kernel.cuh: the GPU codebook kernel, one launch per codebook
+// (the design, and where the time goes, at the top of codebook_gpu.cu): the
+// counts, the sort (codebook_sort.cuh), the tree (warp_tree.hpp or
+// generate_cl_block.cuh), the candidates' limited counts (the plan), the
+// choice, and the canonical codes written out serialized. Included by
+// codebook_gpu.cu alone (one translation unit, no relocatable device code),
+// hence the unnamed namespace.
+//
+// Kernel stages (codebook_kernel<NT, ITEMS, kCluster>; block b of the
+// cluster owns symbols and ranks [bS, bS + S)):
+//   1. counts into shared memory; cluster-wide largest count and present m
+//      (and, in one block, whether the counts total below 2^32).
+//   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
+//      [bS, bS + S) (keys and symbols).
+//   3. the tree on block 0: warp_tree_block (resident, m <= kWarpTreeMax) or
+//      generate_cl (generate_cl.hpp): resident layout (the leaves are the
+//      sorted keys, reversed in place) for one block, streaming layout
+//      (sorted keys through global memory, node weights, parents and leaf
+//      counts in global memory, parents copied back for the depth pass) for a
+//      cluster. Then bl_count, and the four candidates' limited counts.
+//   4. per rank: each candidate's length and coded bits; every block sums
+//      every block's bits and picks the same candidate; lengths scattered to
+//      the blocks that own the symbols.
+//   5. per symbol: lengths out; per length, codes before each warp (a scan
+//      over ITEMS x warps, then over the blocks before); canonical codes,
+//      encode entries and the serialized fields (OR-ed in with atomics over a
+//      zeroed stream); block 0 writes the header.
+// Resources (ptxas, sm_90): <256,1> 55 registers, <256,4> 64, <1024,8> 64, all
+// without spills or stack; cluster <1024,8> 64 registers and 120 bytes of
+// spills (keys held across a sort pass's cluster barrier). Shared memory:
+// 12.6 / 22 / 176 / 224 KiB dynamic + 3.0 KiB static (2.7 in the cluster
+// kernel: its 224 KiB leave 3 KiB of the 227 KiB a block may have).
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cstdint>
+
+#include "cuda/codebook_gpu.hpp"
+#include "cuda/codebook_layout.cuh"
+#include "cuda/codebook_sort.cuh"
+#include "cuda/generate_cl.hpp"
+#include "cuda/warp_tree.hpp"
+
+namespace vlec::cuda {
+
+namespace {
+
+// ---- the plan -----------------------------------------------------------------
+
+// Warp c (0..3): candidate c's limited length counts, lane l for length l
+// (the sums over lengths by shuffles; only the rare Kraft loop, when codes
+// exceed the limit by more than they can absorb at it, runs on one lane, on
+// a shared copy). bound[l] = codes of length <= l, by a warp scan.
+__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p,
+                                uint64_t (*scratch)[kSlots]) {
+  const uint32_t tid = threadIdx.x, c = tid >> 5, lane = tid & 31;
+  const uint32_t ncand = fixed_limit ? 1 : kCandidates;
+  if (c < kCandidates) {
+    const uint32_t L = fixed_limit ? fixed_limit : auto_limit(c);
+    const bool valid = !error && c < ncand && (uint64_t{1} << L) >= m;
+    const uint32_t longest = valid ? cls.longest : 0, top = min_u32(longest, L);
+    uint64_t cnt = lane >= 1 && lane <= top ? cls.bl[lane] : 0;
+    if (longest > L) {  // warp-uniform
+      uint64_t over = 0;
+      for (uint32_t l = L + 1 + lane; l <= longest; l += 32) over += cls.bl[l];
+      over = warp_sum64(over);
+      if (lane == L) cnt += over;
+      const uint64_t kraft = warp_sum64(lane >= 1 && lane <= L ? cnt << (L - lane) : 0);
+      if (kraft > (uint64_t{1} << L)) {
+        if (lane < kSlots) scratch[c][lane] = cnt;
+        __syncwarp();
+        if (lane == 0) limit_excess(scratch[c], L, kraft - (uint64_t{1} << L));
+        __syncwarp();
+        cnt = lane < kSlots ? scratch[c][lane] : 0;
+      }
+    }
+    const uint32_t bound = warp_incl_scan(lane < kSlots ? static_cast<uint32_t>(cnt) : 0, lane);
+    if (lane < kSlots) p.bound[c][lane] = bound;
+    if (lane == 0) p.valid[c] = valid;
+  }
+  if (tid == 0) p.m = m, p.error = error, p.ncand = ncand;
+}
+
+__device__ __forceinline__ void or_bits(uint32_t* stream, uint64_t bit, uint32_t value, uint32_t width) {
+  const uint32_t w = static_cast<uint32_t>(bit >> 5), o = static_cast<uint32_t>(bit & 31);
+  atomicOr(&stream[w], value << o);
+  if (o + width > 32) atomicOr(&stream[w + 1], value >> (32 - o));
+}
+
+__device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t n, uint32_t max_length,
+                             uint32_t present_groups, uint32_t m) {
+  uint32_t* w = reinterpret_cast<uint32_t*>(out.serialized);
+  const uint32_t L = error || n == 0 ? 0 : max_length, fbits = field_bits(L);
+  w[0] = error ? 0 : n;
+  w[1] = L ? (L | fbits << 8) : 0;
+  out.info[0] = error ? 0 : serialized_bytes(n, present_groups, fbits);
+  out.info[1] = L;
+  out.info[2] = error ? 0 : n;
+  out.info[3] = m;
+}
+
+// ---- the kernel ---------------------------------------------------------------
+
+template <int NT, int ITEMS, bool kCluster>
+__global__ void __launch_bounds__(NT, 1)
+    codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
+                    uint64_t* stamps, uint32_t staged_sort) {
+  using L = Smem<NT, ITEMS, kCluster>;
+  constexpr uint32_t S = L::S, NW = L::NW;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ ClShared cls;
+  __shared__ Plan plan;
+  __shared__ uint64_t s_limit[kCandidates][kSlots];  // the Kraft loop's counts
+  __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
+  __shared__ uint32_t s_nz, s_m, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
+  __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
+  uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
+  uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  Peers<kCluster> peers;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kCluster) peers.rank = cg::this_cluster().block_rank(), peers.count = cg::this_cluster().num_blocks();
+#else
+  if constexpr (kCluster) __trap();  // clusters need sm_90
+#endif
+  const uint32_t bS = peers.rank * S;
+  stamp(stamps, 0);
+
+  // 1. Counts in symbol order; the largest count and the present symbols, cluster-wide.
+  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0;
+  for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
+  uint64_t mx = 0, sum = 0;
+  uint32_t nz = 0;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + tid, sym = bS + i;
+    const uint64_t c = sym < cap ? hist[sym] : 0;
+    keys[i] = c;
+    vals[i] = static_cast<uint16_t>(sym);
+    mx = c > mx ? c : mx;
+    nz += c != 0;
+    sum = sat_add(sum, c);
+  }
+  __syncthreads();
+  mx = warp_max64(mx);
+  for (int o = 16; o > 0; o >>= 1) nz += __shfl_xor_sync(kFull, nz, o);
+  if constexpr (!kCluster) {  // the total, clamped to 2^32 a warp: is it below 2^32 (warp_tree_block)?
+    for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
+    if (lane == 0 && sum) atomicAdd(&s_total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
+  }
+  if (lane == 0) {
+    if (mx) atomicMax(&s_max, static_cast<unsigned long long>(mx));
+    if (nz) atomicAdd(&s_nz, nz);
+  }
+  peers.sync();
+  if (tid == 0) {
+    uint64_t all_max = 0;
+    uint32_t all_nz = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {  // every block's loads in flight together
+      const uint64_t x = b < peers.count ? *peers.at(&s_max, b) : 0;
+      all_max = x > all_max ? x : all_max;
+      all_nz += b < peers.count ? *peers.at(&s_nz, b) : 0;
+    }
+    s_m = all_nz;
+    s_passes = (64 - __clzll(static_cast<long long>(all_max)) + 7) / 8;
+  }
+  __syncthreads();
+  const uint32_t m = s_m;
+  const bool error = fixed_limit != 0 && (uint64_t{1} << fixed_limit) < m;
+  stamp(stamps, 1);
+
+  // 2. Sort: block b holds ranks [bS, bS + S).
+  radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
+                                       reinterpret_cast<uint32_t*>(smem + L::tot),
+                                       reinterpret_cast<uint32_t*>(smem + L::off),
+                                       reinterpret_cast<uint32_t*>(smem + L::wsum),
+                                       reinterpret_cast<uint64_t*>(smem + L::stage_k),
+                                       reinterpret_cast<uint16_t*>(smem + L::stage_v),
+                                       reinterpret_cast<uint32_t*>(smem + L::loff),
+                                       reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
+                                       staged_sort != 0);
+  stamp(stamps, 2);
+
+  // 3. The tree (block 0) and the plan.
+  ClArgs g{};
+  g.m = m;
+  if constexpr (kCluster) {
+    for (uint32_t i = tid; i < S; i += NT)
+      if (bS + i < cap) tmp.keys[bS + i] = keys[i], tmp.ranked[bS + i] = vals[i];
+    peers.sync();
+    g.keys_desc = tmp.keys;
+    g.leaf = reinterpret_cast<uint64_t*>(smem + L::leaf);
+    g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+    g.bx = reinterpret_cast<uint64_t*>(smem + L::bx);
+    g.inner_w = tmp.inner;
+    g.parent = tmp.parent;
+    g.leafkids = tmp.kids;
+    g.parent_sh = reinterpret_cast<uint16_t*>(smem + L::parent_sh);
+    g.depth = smem + L::depth_sh;
+  } else {
+    for (uint32_t i = tid; i < m / 2; i += NT) {  // the leaves, increasing: keys reversed in place
+      const uint64_t a = keys[i], b = keys[m - 1 - i];
+      keys[i] = b, keys[m - 1 - i] = a;
+    }
+    __syncthreads();
+    g.leaf = keys;
+    g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+    g.parent = reinterpret_cast<uint16_t*>(smem + L::parent);
+    g.leafkids = smem + L::kids;
+    g.depth = smem + L::depth;
+  }
+  stamp(stamps, 3);
+  if (peers.rank == 0) {
+    if (!error) {
+      if constexpr (kCluster) {
+        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+      } else if (m <= kWarpTreeMax) {
+        warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), cls);
+      } else if constexpr (S > kWarpTreeMax) {
+        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+      }
+    }
+    stamp(stamps, 4);
+    plan_candidates(m, fixed_limit, error, cls, plan, s_limit);
+  }
+  peers.sync();
+  if (peers.rank != 0) {  // the plan, from block 0
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(peers.at(&plan, 0));
+    uint32_t* dst = reinterpret_cast<uint32_t*>(&plan);
+    for (uint32_t i = tid; i < sizeof(Plan) / 4; i += NT) dst[i] = src[i];
+    __syncthreads();
+  }
+  stamp(stamps, 5);
+
+  // 4. Per rank: every candidate's lengths and coded bits; the choice; lengths to their symbols' blocks.
+  const uint32_t r0 = bS + tid * ITEMS;
+  uint64_t key[ITEMS];
+  uint32_t sym[ITEMS], packed[ITEMS];
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t r = r0 + j;
+    if constexpr (kCluster) {
+      key[j] = r < m ? tmp.keys[r] : 0;
+      sym[j] = r < cap ? tmp.ranked[r] : 0;
+    } else {
+      key[j] = r < m ? keys[m - 1 - r] : 0;
+      sym[j] = vals[r];
+    }
+    packed[j] = 0;
+  }
+#pragma unroll
+  for (uint32_t c = 0; c < kCandidates; ++c) {
+    uint64_t bits = 0;
+    if (plan.valid[c]) {
+      uint32_t len[ITEMS];
+      lens_of_ranks(plan.bound[c], r0, len);
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) packed[j] |= len[j] << (5 * c), bits += key[j] * len[j];
+    }
+    bits = warp_sum64(bits);
+    if (lane == 0 && bits) atomicAdd(&s_bits[c], static_cast<unsigned long long>(bits));
+  }
+  stamp(stamps, 8);
+  peers.sync();
+  if (tid == 0) {
+    uint64_t bits[kCandidates] = {};
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b)
+      for (uint32_t c = 0; c < kCandidates; ++c) bits[c] += b < peers.count ? peers.at(s_bits, b)[c] : 0;
+    const uint32_t c = choose_candidate(plan.ncand, plan.valid, bits);
+    uint32_t cnt[kSlots], longest = 0;
+    cnt[0] = 0;
+    for (uint32_t l = 1; l < kSlots; ++l) {
+      cnt[l] = plan.bound[c][l] - plan.bound[c][l - 1];
+      if (cnt[l]) longest = l;
+    }
+    canonical_next(cnt, s_next);
+    s_choice = c;
+    s_maxlen = longest;
+  }
+  __syncthreads();
+  stamp(stamps, 9);
+  uint8_t* lens = smem + L::lens;
+  {
+    const uint32_t shift = 5 * s_choice;
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      if (r0 + j < cap) peers.at(lens, sym[j] / S)[sym[j] % S] = static_cast<uint8_t>((packed[j] >> shift) & 31u);
+  }
+  peers.sync();
+  stamp(stamps, 6);
+
+  // 5. Per symbol (tile j: symbols bS + j*NT + tid): lengths out, codes per
+  // length and present groups before each warp, then the codes.
+  uint32_t* wc2 = reinterpret_cast<uint32_t*>(smem + L::wc2);  // [ITEMS][NW][32]
+  uint32_t* gf = reinterpret_cast<uint32_t*>(smem + L::gf);    // [ITEMS][2 * NW]
+  uint32_t len[ITEMS], before[ITEMS], gmask = 0, amax = 0;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) wc2[(j * NW + warp) * 32 + lane] = 0;
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + tid, s = bS + i;
+    len[j] = s < cap ? lens[i] : 0;
+    if (s < cap) out.lengths[s] = static_cast<uint8_t>(len[j]);
+    const uint32_t same = __match_any_sync(kFull, len[j]);
+    before[j] = __popc(same & lt);
+    if (before[j] == 0) wc2[(j * NW + warp) * 32 + len[j]] = __popc(same);
+    const uint32_t nzm = __ballot_sync(kFull, len[j] != 0);
+    if (lane == 0) {
+      gf[j * 2 * NW + 2 * warp] = (nzm & 0xFFFFu) != 0;
+      gf[j * 2 * NW + 2 * warp + 1] = (nzm >> 16) != 0;
+    }
+    if ((lane < 16 ? (nzm & 0xFFFFu) : (nzm >> 16)) != 0) gmask |= 1u << j;
+    if (nzm) amax = max_u32(amax, s - lane + 32 - __clz(nzm));  // 1 + the warp's last symbol with a code
+  }
+  if (amax) atomicMax(&s_alpha, amax);
+  __syncthreads();
+  stamp(stamps, 10);
+  // Exclusive scans in place: task l-1 (l = 1..24) over wc2[.][.][l], task 24 over gf.
+  for (uint32_t task = warp; task <= kMaxLen; task += NW) {
+    const bool groups = task == kMaxLen;
+    const uint32_t n = groups ? 2 * NW * ITEMS : NW * ITEMS, per = (n + 31) / 32;
+    const uint32_t e0 = min_u32(lane * per, n), e1 = min_u32(e0 + per, n);
+    uint32_t* a = groups ? gf : wc2 + task + 1;
+    const uint32_t stride = groups ? 1 : 32;
+    uint32_t sum = 0;
+    for (uint32_t e = e0; e < e1; ++e) sum += a[e * stride];
+    const uint32_t incl = warp_incl_scan(sum, lane);
+    uint32_t acc = incl - sum;
+    for (uint32_t e = e0; e < e1; ++e) {
+      const uint32_t x = a[e * stride];
+      a[e * stride] = acc;
+      acc += x;
+    }
+    if (lane == 31) s_btot[groups ? kGroupSlot : task + 1] = incl;
+  }
+  if (tid == 0) s_btot[0] = 0, s_btot[kAlphaSlot] = s_alpha;
+  {  // zero this block's share of the serialized bytes (the ORs come after the barrier)
+    uint32_t* words = reinterpret_cast<uint32_t*>(out.serialized);
+    const uint32_t nwords = serialized_capacity(cap) / 4, per = (nwords + peers.count - 1) / peers.count;
+    const uint32_t w0 = min_u32(peers.rank * per, nwords), w1 = min_u32(w0 + per, nwords);
+    for (uint32_t w = w0 + tid; w < w1; w += NT) words[w] = 0;
+  }
+  peers.sync();
+  if (tid <= kAlphaSlot) {
+    uint32_t below = 0, all = 0, top = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {
+      const uint32_t x = b < peers.count ? peers.at(s_btot, b)[tid] : 0;
+      below += b < peers.rank ? x : 0;
+      all += x;
+      top = max_u32(top, x);
+    }
+    s_base[tid] = below;
+    if (tid == kGroupSlot) s_groups = all;
+    if (tid == kAlphaSlot) s_n = top;
+  }
+  __syncthreads();
+  stamp(stamps, 11);
+  const uint32_t n = s_n, fbits = field_bits(s_maxlen), groups = group_count(n);
+  uint32_t* stream = reinterpret_cast<uint32_t*>(out.serialized) + 2;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t s = bS + j * NT + tid, l = len[j];
+    if (s >= cap) continue;
+    uint32_t entry = 0;
+    if (l) {
+      const uint32_t code = s_next[l] + s_base[l] + wc2[(j * NW + warp) * 32 + l] + before[j];
+      entry = (l << 24) | reverse_bits(code, l);
+      const uint32_t present_before = s_base[kGroupSlot] + gf[j * 2 * NW + 2 * warp + (lane >> 4)];
+      or_bits(stream, field_bit(groups, present_before, s, fbits), l, fbits);
+    }
+    out.encode_entry[s] = entry;
+    if ((lane & 15) == 0 && (gmask >> j & 1)) atomicOr(&stream[s >> 9], 1u << ((s >> 4) & 31));
+  }
+  if (peers.rank == 0 && tid == 0) write_header(out, error, n, s_maxlen, s_groups, m);
+  stamp(stamps, 7);
+  if constexpr (kCluster) peers.sync();  // no block leaves while another may read its shared memory
+}
+
+}  // namespace
+
+}  // namespace vlec::cuda

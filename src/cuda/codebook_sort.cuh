@@ -1,0 +1,141 @@
+// cuda/codebook_sort.cuh: stage 2 of the GPU codebook kernel: the stable
+// 8-bit LSD radix sort by (count desc, symbol asc) in shared memory, ranked per
+// warp with __match_any_sync, across the warps per digit, and across a
+// cluster's blocks by their digit totals; in a cluster each block stages its
+// keys in final order first, so that the scatter through distributed shared
+// memory writes runs of consecutive slots (design and timings in
+// codebook_gpu.cu). Included by codebook_gpu.cu alone, hence the unnamed
+// namespace.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/codebook_layout.cuh"
+
+namespace vlec::cuda {
+
+namespace {
+
+// Stable LSD radix sort of the blocks' S keys each (warp w holds positions
+// [w*32*ITEMS, (w+1)*32*ITEMS), item j of lane l position w*32*ITEMS + j*32 + l),
+// by count descending, 8 bits a pass. A pass ranks each key within its warp
+// (__match_any_sync, j-major, lane order), within the block (a scan over the
+// warps per digit) and within the cluster (the digit totals of every block),
+// and scatters it to its block and slot.
+template <int NT, int ITEMS, bool kCluster>
+__device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, uint32_t* tot, uint32_t* off,
+                                uint32_t* wsum, uint64_t* stage_k, uint16_t* stage_v, uint32_t* loff, uint32_t* lsum,
+                                uint32_t passes, const Peers<kCluster>& peers, bool staged) {
+  constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
+  static_assert(NT >= 256, "one thread per digit");
+  static_assert(ITEMS <= 8, "a rank within the warp fits in 8 bits");
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  uint32_t* wc = wcnt + warp * 256;
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    const uint32_t shift = 8 * pass;
+    uint64_t k[ITEMS];
+    uint32_t vd[ITEMS];  // symbol | digit << 16 | rank in the warp << 24
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t i = warp * 32 * ITEMS + j * 32 + lane;
+      k[j] = keys[i];
+      vd[j] = vals[i] | (255u - static_cast<uint32_t>((k[j] >> shift) & 255u)) << 16;
+    }
+#pragma unroll
+    for (uint32_t e = 0; e < 256; e += 32) wc[e + lane] = 0;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t dg = (vd[j] >> 16) & 255u, same = __match_any_sync(kFull, dg), c0 = wc[dg];
+      vd[j] |= (c0 + __popc(same & lt)) << 24;
+      __syncwarp();
+      if ((same & lt) == 0) wc[dg] = c0 + __popc(same);
+      __syncwarp();
+    }
+    __syncthreads();
+    if (tid < 256) {  // per digit: keys in the warps before, and in the block
+      uint32_t acc = 0;
+#pragma unroll 8
+      for (uint32_t w = 0; w < NW; ++w) {
+        const uint32_t x = wcnt[w * 256 + tid];
+        wcnt[w * 256 + tid] = acc;
+        acc += x;
+      }
+      tot[tid] = acc;
+    }
+    peers.sync();  // every block's totals are out, and every key is in registers
+    uint32_t all = 0, below = 0, incl = 0;
+    if (tid < 256) {
+      uint32_t x[kPeerSlots<kCluster>];
+#pragma unroll
+      for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) x[b] = b < peers.count ? peers.at(tot, b)[tid] : 0;
+#pragma unroll
+      for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {
+        all += x[b];
+        below += b < peers.rank ? x[b] : 0;
+      }
+      incl = warp_incl_scan(all, lane);
+      if (lane == 31) wsum[warp] = incl;
+    }
+    __syncthreads();
+    if (tid < 256) {
+      uint32_t before = 0;
+      for (uint32_t w = 0; w < warp; ++w) before += wsum[w];
+      off[tid] = before + incl - all + below;  // the digit's first slot for this block, cluster-wide
+    }
+    auto scatter_from_registers = [&] {
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) {
+        const uint32_t dg = (vd[j] >> 16) & 255u, pos = off[dg] + wc[dg] + (vd[j] >> 24);
+        const uint32_t dst = pos / S, slot = pos % S;
+        peers.at(keys, dst)[slot] = k[j];
+        peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
+      }
+    };
+    if constexpr (kCluster) {
+      if (staged) {
+        // The block's keys in their final order first (shared memory), so that
+        // the cluster-wide scatter writes runs of consecutive slots: loff[d] =
+        // the block's keys of digits before d.
+        uint32_t mine = 0, lincl = 0;
+        if (tid < 256) {
+          mine = tot[tid];
+          lincl = warp_incl_scan(mine, lane);
+          if (lane == 31) lsum[warp] = lincl;
+        }
+        __syncthreads();
+        if (tid < 256) {
+          uint32_t before = 0;
+          for (uint32_t w = 0; w < warp; ++w) before += lsum[w];
+          loff[tid] = before + lincl - mine;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+          const uint32_t dg = (vd[j] >> 16) & 255u, lp = loff[dg] + wc[dg] + (vd[j] >> 24);
+          stage_k[lp] = k[j];
+          stage_v[lp] = static_cast<uint16_t>(vd[j]);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+          const uint32_t i = j * NT + tid;
+          const uint64_t kk = stage_k[i];
+          const uint32_t dg = 255u - static_cast<uint32_t>((kk >> shift) & 255u), pos = off[dg] + (i - loff[dg]);
+          peers.at(keys, pos / S)[pos % S] = kk;
+          peers.at(vals, pos / S)[pos % S] = stage_v[i];
+        }
+      } else {
+        scatter_from_registers();
+      }
+    } else {
+      scatter_from_registers();
+    }
+    peers.sync();
+  }
+}
+
+}  // namespace
+
+}  // namespace vlec::cuda

@@ -1,0 +1,145 @@
+// cuda/generate_cl_block.cuh: generate_cl for one thread block of the GPU
+// codebook kernel: generate_cl_tiles.hpp's steps, each tile one parallel step
+// and one __syncthreads, on the resident layout (one block, everything in
+// shared memory) or the streaming one (a cluster: leaves through a cp.async
+// ring, node weights in a ring and in global memory), then the depth pass and
+// bl_count. nvcc only; generate_cl_host.hpp replays the same steps on the host.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/generate_cl_base.hpp"
+#include "cuda/generate_cl_tiles.hpp"
+
+namespace vlec::cuda::cl {
+
+#if defined(__CUDACC__)
+struct ClShared {
+  uint32_t bl[kMaxDepth + 2];
+  uint32_t phase_start[kMaxPhases + 2];
+  Report rep[2];
+  uint32_t longest;
+};
+
+// Where a block's generate_cl keeps its data (see the layouts above).
+struct ClArgs {
+  uint32_t m;
+  const uint64_t* keys_desc;  // streaming: the sorted counts in global memory
+  uint64_t* leaf;             // streaming: the leaf ring; resident: the leaves, increasing
+  uint64_t* node;             // node ring (shared)
+  uint64_t* bx;               // streaming: the fallback window (T slots, shared)
+  uint64_t* inner_w;          // streaming: every node's weight (global)
+  uint16_t* parent;           // resident: shared; streaming: global
+  uint8_t* leafkids;          // resident: shared; streaming: global
+  uint16_t* parent_sh;        // streaming: shared copy for the depth pass (aliases the rings)
+  uint8_t* depth;             // shared
+};
+
+template <bool kStream>
+struct DeviceSink {
+  uint64_t* node;
+  uint32_t nmask;
+  uint64_t* inner_w;
+  uint8_t* leafkids;
+  uint16_t* parent;
+  __device__ __forceinline__ void made(uint32_t k, uint64_t w, uint32_t leaves) {
+    node[k & nmask] = w;
+    if (kStream) inner_w[k] = w;
+    leafkids[k] = static_cast<uint8_t>(leaves);
+  }
+  __device__ __forceinline__ void consumed(uint32_t y, uint32_t k) { parent[y] = static_cast<uint16_t>(k); }
+};
+
+// generate_cl for one block of NT threads: generate_cl_host's loop, each tile
+// one parallel step and one barrier. Leaves bl_count in sh.bl and the longest
+// length in sh.longest. LR, R: ring sizes (powers of two; resident: LR >= m,
+// R >= 3m/4, and no fallback window).
+template <int NT, int IPT, uint32_t LR, uint32_t R, bool kStream>
+__device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
+  constexpr uint32_t T = NT * IPT;
+  static_assert(!kStream || LR >= 2 * T, "the leaf ring must hold two tiles");
+  const uint32_t tid = threadIdx.x, m = g.m;
+  for (uint32_t l = tid; l < kMaxDepth + 2; l += NT) sh.bl[l] = 0;
+  if (tid == 0) sh.phase_start[0] = 0, sh.longest = 0;
+  if (m <= 1) {
+    __syncthreads();
+    if (m == 1 && tid == 0) sh.bl[1] = 1, sh.longest = 1;
+    __syncthreads();
+    return;
+  }
+  uint32_t xl = m;  // leaves fetched so far
+  if (kStream) {
+    xl = min_u32(m, LR);
+    cl_fetch_leaves_thread(tid, NT, g.keys_desc, m, 0, xl, g.leaf, LR - 1);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+  }
+  __syncthreads();
+  DeviceSink<kStream> sink{g.node, R - 1, g.inner_w, g.leafkids, g.parent};
+  Cursor cur;
+  while (cur.k_start + 1 < m) {
+    Tile v = cl_tile_setup(cur, T, m, R);
+    if (kStream) {
+      if (v.fallback) {
+        cl_fetch_window_thread(tid, NT, g.inner_w, cur.y0, v.nb, g.bx);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();
+      }
+      const uint32_t to = min_u32(m, cur.x0 + LR);  // one tile ahead: slots of leaves < x0 only
+      cl_fetch_leaves_thread(tid, NT, g.keys_desc, m, xl, to, g.leaf, LR - 1);
+      __pipeline_commit();
+      xl = to;
+    } else if (v.fallback) {
+      __trap();  // cannot happen in a resident layout (R >= 3m/4)
+    }
+    const RingView w = cl_view(cur, v, g.leaf, kStream ? LR - 1 : ~0u, g.node, R - 1, g.bx);
+    cl_merge_thread<IPT>(tid, T, cur, v, w, sink, &sh.rep[cur.tile & 1]);  // sets v.t on a phase's first tile
+    if (kStream) __pipeline_wait_prior(0);
+    __syncthreads();
+    if (cl_advance(cur, v, sh.rep[(cur.tile) & 1]) && tid == 0 && cur.phase <= kMaxPhases)
+      sh.phase_start[cur.phase] = cur.k_start;
+  }
+  __syncthreads();
+  const uint16_t* parent = g.parent;
+  if (kStream) {  // the parents, 16 bytes a copy, into shared memory (the rings are dead)
+    const uint32_t chunks = (2 * (m - 1) + 15) / 16;
+    for (uint32_t i = tid; i < chunks; i += NT)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(g.parent_sh) + i, reinterpret_cast<const uint4*>(g.parent) + i,
+                              16);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    parent = g.parent_sh;
+  }
+  const uint32_t root = m - 2;
+  if (cur.phase <= kMaxPhases) {
+    uint32_t p = cur.phase;
+    // The last phases (near the root) are small: warp 0 alone, one barrier for all.
+    uint32_t q = p;
+    while (q > 0 && sh.phase_start[q] - sh.phase_start[q - 1] <= 32) --q;
+    if (q < p) {
+      if (tid < 32) {
+        for (uint32_t r = p; r-- > q;) {
+          cl_depth_thread(tid, 32, sh.phase_start[r], sh.phase_start[r + 1], root, parent, g.depth);
+          __syncwarp();
+        }
+      }
+      __syncthreads();
+      p = q;
+    }
+    for (; p-- > 0;) {
+      cl_depth_thread(tid, NT, sh.phase_start[p], sh.phase_start[p + 1], root, parent, g.depth);
+      __syncthreads();
+    }
+  } else {
+    if (tid == 0) cl_depth_sequential(root, parent, g.depth);
+    __syncthreads();
+  }
+  cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
+  __syncthreads();
+}
+
+#endif  // __CUDACC__
+
+}  // namespace vlec::cuda::cl

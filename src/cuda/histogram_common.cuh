@@ -1,0 +1,94 @@
+// cuda/histogram_common.cuh: what the GPU histogram's methods share (see
+// histogram_gpu.hpp): the tuning constants, the input split into an unaligned
+// head, 16-byte vectors and a tail, and the device helpers that unpack the
+// vectors and visit the rest grid-stride, so that every kernel reads its input
+// through wide read-only loads. Included by histogram_gpu.cu alone (one
+// translation unit, no relocatable device code), hence the unnamed namespace.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/histogram_gpu.hpp"
+
+namespace vlec::cuda {
+namespace {
+
+using ull = unsigned long long;
+constexpr uint64_t kNoBadIndex = ~uint64_t{0};
+
+// ---- tuning
+constexpr int kU8Threads = 512, kU8Unroll = 4, kU8MinBlocks = 3;  // 42 registers, 32 KiB shared per block
+constexpr int kWideThreads = 1024, kWideUnroll = 4;                // one block per SM: 64 B in flight per thread
+constexpr uint32_t kCopies = 32;                                   // one histogram copy per lane
+constexpr uint32_t kColdWords = kHistogramBins / 2;                // full alphabet, 16-bit counters
+constexpr uint32_t kHotBins = 1536, kHotRows = kHotBins / 2;       // replicated window, 16-bit counters
+constexpr uint32_t kSegmentBins = kHistogramBins / kWideThreads;   // window placement granularity: 64
+static_assert(kSegmentBins * kWideThreads == kHistogramBins && kSegmentBins == 2 * kCopies,
+              "choose_window: thread t sums the 32 cold words of segment t");
+constexpr std::size_t kWideSmem = (kColdWords + kHotRows * kCopies) * 4 + 32 * 8 + 16;  // 229,648 bytes
+// u8 copies count in 32 bits and are merged once, at the end: a launch covers
+// at most 2^36 elements, so a copy (1/32 of a block's share) stays below 2^31.
+constexpr uint64_t kU8LaunchElements = uint64_t{1} << 36;
+constexpr uint64_t kSliceLaunchElements = uint64_t{1} << 31;  // global_atomic: 32-bit slice counters
+constexpr uint64_t kCubPieceElements = uint64_t{1} << 30;     // cub: int offsets, 32-bit counters
+constexpr uint32_t kSlicesU8 = 64, kSlicesWide = 8;
+
+uint32_t alphabet_of(DType t) { return t == DType::u8 ? 256u : kHistogramBins; }
+
+// The input as an unaligned head, 16-byte vectors and a tail (element counts).
+struct Split {
+  uint64_t head = 0, nvec = 0, tail = 0;
+};
+Split split_input(const void* p, uint64_t n, unsigned width) {
+  Split s;
+  const uint64_t misalign = (16 - reinterpret_cast<uintptr_t>(p) % 16) % 16;
+  s.head = std::min<uint64_t>(n, misalign / width);
+  const unsigned per_vec = 16 / width;
+  s.nvec = (n - s.head) / per_vec;
+  s.tail = n - s.head - s.nvec * per_vec;
+  return s;
+}
+
+// ---- device helpers
+
+// The elements of the 16-byte vector q (little-endian).
+template <typename T>
+__device__ __forceinline__ void unpack(const uint4& q, uint32_t (&v)[16 / sizeof(T)]) {
+  constexpr int kBits = 8 * sizeof(T), kPerWord = 4 / sizeof(T);
+  const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+  for (int i = 0; i < 4 * kPerWord; ++i)
+    v[i] = kBits == 32 ? w[i] : (w[i / kPerWord] >> (kBits * (i % kPerWord))) & ((1u << (kBits & 31)) - 1);
+}
+
+// Calls f(value, element index) for each element of q, whose first element has index `first`.
+template <typename T, typename F>
+__device__ __forceinline__ void visit_vec(const uint4& q, uint64_t first, F&& f) {
+  uint32_t v[16 / sizeof(T)];
+  unpack<T>(q, v);
+#pragma unroll
+  for (int j = 0; j < 16 / int(sizeof(T)); ++j) f(v[j], first + j);
+}
+
+// The vectors from `first_vec` on, then the head and the tail, grid-stride.
+// After the full tiles (fewer than a tile left) a thread gets at most kUnroll
+// vectors and one head and one tail element: the hot flush cadence counts on it.
+template <typename T, typename F>
+__device__ __forceinline__ void visit_rest(const T* in, const Split& s, uint64_t first_vec, F&& f) {
+  constexpr unsigned kPerVec = 16 / sizeof(T);
+  const uint64_t gtid = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x, stride = uint64_t{gridDim.x} * blockDim.x;
+  const uint4* vec = reinterpret_cast<const uint4*>(in + s.head);
+  for (uint64_t v = first_vec + gtid; v < s.nvec; v += stride) visit_vec<T>(__ldg(vec + v), s.head + v * kPerVec, f);
+  for (uint64_t i = gtid; i < s.head; i += stride) f(uint32_t{in[i]}, i);
+  const uint64_t tail0 = s.head + s.nvec * kPerVec;
+  for (uint64_t i = gtid; i < s.tail; i += stride) f(uint32_t{in[tail0 + i]}, tail0 + i);
+}
+
+__device__ __forceinline__ void report_bad(uint64_t* d_bad, uint64_t my_bad) {
+  if (my_bad != kNoBadIndex) atomicMin(reinterpret_cast<ull*>(d_bad), ull{my_bad});
+}
+
+}  // namespace
+}  // namespace vlec::cuda
