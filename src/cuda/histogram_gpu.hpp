@@ -6,7 +6,7 @@
 // histogram_temp_bytes(); nothing is allocated inside, every operation is
 // enqueued on the caller's stream, and the host never waits for the device.
 //
-// Methods (design and reasons in histogram_gpu.cu):
+// Methods (design and reasons in histogram_replicated.cuh and histogram_gpu.cu):
 //   replicated_shared  per-block histograms replicated in shared memory, one
 //                      copy per warp lane (so shared atomics never conflict),
 //                      merged into the global histogram (Gómez-Luna et al.).
