@@ -25,12 +25,14 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/bits.hpp"
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_kernels.hpp"
 #include "test_util.hpp"
 #include "wavelet_test_util.hpp"
 #include "vlec/device_wavelet.hpp"
@@ -334,6 +336,59 @@ TEST(GpuWavelet, CorruptAndTruncatedFramesAreRejected) {
   }
   std::cout << trials << " damaged frames, " << rejected << " rejected, " << code_mismatch
             << " with another code than the CPU's" << std::endl;
+}
+
+// The decoder parses the embedded headers and stages the groups' decodes on
+// several threads when they are large (wide codebooks); forced here on small
+// frames: the same output, and for damaged frames the same error as on one
+// thread (the lowest group's), message included, and the CPU's code.
+TEST(GpuWavelet, GroupsPlannedOnSeveralThreads) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(8);
+  std::mt19937_64 rng(seed);
+  struct Restore {
+    uint64_t work = cuda::wavelet_gpu::parallel_group_work;
+    ~Restore() { cuda::wavelet_gpu::parallel_group_work = work; }
+  } restore;
+  const WaveletImage rgb = image(301, 203, 1, 3, DType::u16), grey = image(257, 129, 1, 1, DType::u8);
+  const WaveletImage vol = image(24, 20, 18, 1, DType::u8);
+  const std::vector<std::pair<Bytes, WaveletImage>> cases = {
+      {noise(rgb, seed), rgb}, {photo(grey, seed + 1), grey}, {sparse(vol, seed + 2), vol}};
+  cuda::wavelet_gpu::parallel_group_work = 0;
+  for (const auto& [data, im] : cases) check_case(data, im, {}, "threaded plan");
+  std::size_t trials = 0, rejected = 0;
+  for (const auto& [data, im] : cases) {
+    const Bytes clean = wavelet_compress(data.data(), im);
+    const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(clean.data(), clean.size(), 0);
+    const uint64_t payload = w.frame.header_area_bytes();
+    ASSERT_GE(w.header.groups.size(), 2u);
+    for (int t = 0; t < 40; ++t) {
+      // Damage two groups' embedded headers (the first 64 bytes of each
+      // embedded frame: its fixed header and the start of its codebook).
+      Bytes s = clean;
+      for (int k = 0; k < 2; ++k) {
+        const wavelet::Group& g = w.header.groups[rng() % w.header.groups.size()];
+        const uint64_t at = payload + g.frame_offset + rng() % std::min<uint64_t>(64, g.frame_bytes);
+        s[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      }
+      cuda::wavelet_gpu::parallel_group_work = 0;
+      const GpuResult threaded = gpu_decode(s.data(), s.size());
+      cuda::wavelet_gpu::parallel_group_work = restore.work;
+      const GpuResult single = gpu_decode(s.data(), s.size());
+      const CpuResult c = cpu_decode(s.data(), s.size());
+      ++trials;
+      ASSERT_EQ(threaded.threw, single.threw) << threaded.what;
+      ASSERT_EQ(threaded.threw, c.threw) << threaded.what;
+      if (threaded.threw) {
+        ++rejected;
+        EXPECT_EQ(threaded.what, single.what);
+        EXPECT_EQ(threaded.code, c.code) << threaded.what;
+      } else {
+        EXPECT_TRUE(threaded.out == c.out);
+      }
+    }
+  }
+  std::cout << trials << " frames damaged in two groups' headers, " << rejected << " rejected" << std::endl;
 }
 
 }  // namespace

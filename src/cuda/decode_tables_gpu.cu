@@ -197,10 +197,12 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
 
 std::size_t decode_table_upload_bytes(uint32_t alphabet) { return kJobBytes + std::size_t{4} * alphabet; }
 
-DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned width,
-                                         const huffman::GpuTablePlan& plan, const DecodeTableRegions& to) {
-  DeviceDecodeTable d;
-  if (book.empty()) return d;
+StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigned width,
+                                          const huffman::GpuTablePlan& plan, const DecodeTableRegions& to,
+                                          DeviceDecodeTable& d) {
+  d = DeviceDecodeTable{};
+  StagedTableBuild st;
+  if (book.empty()) return st;
   VLEC_REQUIRE(plan.single_bits <= kMaxSingleBits && book.alphabet_size <= huffman::kMaxAlphabet,
                "a codebook the GPU table builder does not take");
   TableJob job{};
@@ -217,14 +219,12 @@ DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned
   job.pair = to.pair;
   job.sorted = to.sorted;
   job.canon = to.canon;
-  Staged st;
   st.device = to.upload;
   st.bytes.resize(decode_table_upload_bytes(book.alphabet_size));
   std::memcpy(st.bytes.data(), &job, sizeof job);
   auto* words = reinterpret_cast<uint32_t*>(st.bytes.data() + kJobBytes);
   for (uint32_t s = 0; s < book.alphabet_size; ++s)
     words[s] = book.codes[s] | uint32_t{book.lengths[s]} << 24;
-  jobs_.push_back(std::move(st));
 
   d.single = to.single;
   d.sub = to.sub;
@@ -235,6 +235,17 @@ DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned
   d.pair_bits = plan.use_pairs ? plan.gpu_pair_bits : 0;
   d.max_length = plan.max_length;
   d.use_pairs = plan.use_pairs;
+  return st;
+}
+
+void DecodeTableBuilds::add(StagedTableBuild&& staged) {
+  if (!staged.bytes.empty()) jobs_.push_back(std::move(staged));
+}
+
+DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned width,
+                                         const huffman::GpuTablePlan& plan, const DecodeTableRegions& to) {
+  DeviceDecodeTable d;
+  add(stage(book, width, plan, to, d));
   return d;
 }
 
@@ -243,7 +254,7 @@ void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
   // Per launch, not once per process: the attribute belongs to the current device.
   CUDA_CHECK(cudaFuncSetAttribute(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(kSharedBytes)));
-  for (Staged& st : jobs_) {
+  for (StagedTableBuild& st : jobs_) {
     if (writes)
       writes->add(st.device, st.bytes, stream);
     else

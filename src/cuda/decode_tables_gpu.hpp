@@ -39,13 +39,27 @@ struct DecodeTableRegions {
 // Device bytes the upload of a codebook of `alphabet` symbols takes.
 std::size_t decode_table_upload_bytes(uint32_t alphabet);
 
+// One codebook's build, staged on the host: its job and symbol words, for
+// the device address they go to. Staging makes no CUDA call, so callers may
+// stage many codebooks on several threads.
+struct StagedTableBuild {
+  void* device = nullptr;     // where the job and its symbols go
+  std::vector<uint8_t> bytes;  // the job, then alphabet words
+};
+
 // Collects codebooks, then builds all their tables with one launch.
 class DecodeTableBuilds {
  public:
-  // Stage the build of `book`'s tables for `width`-byte symbols into `to`;
-  // returns the decoder's view of them (valid once launch() has run on the
-  // stream the decoder uses, or one it waits for). `plan` is
-  // plan_gpu_decode_tables(book, width).
+  // The staging of `book`'s tables for `width`-byte symbols into `to`, and
+  // (in `view`) the decoder's view of them (valid once launch() has run on
+  // the stream the decoder uses, or one it waits for). `plan` is
+  // plan_gpu_decode_tables(book, width). An empty book stages nothing
+  // (bytes empty) and leaves `view` empty.
+  static StagedTableBuild stage(const huffman::Codebook& book, unsigned width, const huffman::GpuTablePlan& plan,
+                                const DecodeTableRegions& to, DeviceDecodeTable& view);
+  // Add a staged build to the batch (an empty one is ignored).
+  void add(StagedTableBuild&& staged);
+  // stage() and add() in one.
   DeviceDecodeTable add(const huffman::Codebook& book, unsigned width, const huffman::GpuTablePlan& plan,
                         const DecodeTableRegions& to);
   // Upload every staged codebook on `stream` (through `writes` if given,
@@ -54,11 +68,7 @@ class DecodeTableBuilds {
   bool empty() const { return jobs_.empty(); }
 
  private:
-  struct Staged {
-    void* device;                // where the job and its symbols go
-    std::vector<uint8_t> bytes;  // the job, then alphabet words
-  };
-  std::vector<Staged> jobs_;
+  std::vector<StagedTableBuild> jobs_;
 };
 
 }  // namespace vlec::cuda

@@ -81,31 +81,26 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
   return d;
 }
 
-HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
-                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-                                       HostWrites* writes, DecodeTableBuilds* builds) {
+StagedFrameDecode stage_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
+                                     void* d_temp, std::size_t temp_bytes) {
   const format::FrameHeader& h = f.header;
   VLEC_REQUIRE(frame_decodable(h) && !rle_path(h), "the GPU Huffman decoder does not take ",
                to_string(h.codec), " frames");
   const uint64_t chunks = h.chunks();
-  HuffmanDecodeArgs a{};
-  if (chunks == 0) return a;
+  StagedFrameDecode st;
+  HuffmanDecodeArgs& a = st.args;
+  if (chunks == 0) return st;
   const Temp t = carve(d_temp, chunks);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  const std::vector<ChunkDesc> descs = chunk_descs(f);
-  if (writes)
-    writes->add(t.descs, descs, stream);
-  else
-    CUDA_CHECK(cudaMemcpyAsync(t.descs, descs.data(), descs.size() * sizeof(ChunkDesc), cudaMemcpyHostToDevice, stream));
+  st.descs = chunk_descs(f);
+  st.descs_device = t.descs;
   if (h.codec == Codec::huffman) {
-    // The tables are built on the GPU from the codebook (decode_tables_gpu.hpp):
-    // here, or with the caller's other frames' when it passes `builds`.
+    // The tables are built on the GPU from the codebook (decode_tables_gpu.hpp).
     const huffman::GpuTablePlan plan = huffman::plan_gpu_decode_tables(f.codebooks[0], h.width);
     VLEC_REQUIRE(plan.sub_entries <= huffman::kMaxSubEntries, "GPU decode tables larger than their temporary storage");
-    DecodeTableBuilds local;
-    a.table = (builds ? *builds : local).add(f.codebooks[0], h.width, plan,
-                                             DecodeTableRegions{t.single, t.sub, t.pair, t.sorted, t.canon, t.upload});
-    local.launch(stream, writes);
+    st.table = DecodeTableBuilds::stage(f.codebooks[0], h.width, plan,
+                                        DecodeTableRegions{t.single, t.sub, t.pair, t.sorted, t.canon, t.upload},
+                                        a.table);
   }
   a.payload = d_payload;
   a.payload_bytes = h.frame_bytes - h.header_area_bytes();
@@ -116,8 +111,29 @@ HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8
   a.width = h.width;
   a.out = d_out;
   a.status = t.status;
-  // The host vectors above may go: cudaMemcpyAsync from pageable memory returns once the data is staged.
-  return a;
+  return st;
+}
+
+HuffmanDecodeArgs enqueue_frame_decode(StagedFrameDecode&& st, cudaStream_t stream, HostWrites* writes,
+                                       DecodeTableBuilds* builds) {
+  if (st.args.chunk_count == 0) return st.args;
+  if (writes)
+    writes->add(st.descs_device, st.descs, stream);
+  else
+    CUDA_CHECK(cudaMemcpyAsync(st.descs_device, st.descs.data(), st.descs.size() * sizeof(ChunkDesc),
+                               cudaMemcpyHostToDevice, stream));
+  // Built here, or with the caller's other frames' when it passes `builds`.
+  DecodeTableBuilds local;
+  (builds ? *builds : local).add(std::move(st.table));
+  local.launch(stream, writes);
+  // The host vectors may go: cudaMemcpyAsync from pageable memory returns once the data is staged.
+  return st.args;
+}
+
+HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
+                                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
+                                       HostWrites* writes, DecodeTableBuilds* builds) {
+  return enqueue_frame_decode(stage_frame_decode(f, d_payload, d_out, d_temp, temp_bytes), stream, writes, builds);
 }
 
 void decode_frame_device(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out, void* d_temp,

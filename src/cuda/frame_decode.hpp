@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "cuda/decode_tables_gpu.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "format/frame.hpp"
 
@@ -25,7 +27,6 @@ bool rle_path(const format::FrameHeader& h);
 std::size_t frame_decode_temp_bytes(const format::ParsedFrame& frame);
 
 class HostWrites;
-class DecodeTableBuilds;
 
 // Enqueue the decode of `frame` (header parsed on the host) from d_payload
 // into d_out (elements * width bytes, 16-byte aligned). `writes`, if given,
@@ -46,6 +47,22 @@ void decode_frame_device(const format::ParsedFrame& frame, const uint8_t* d_payl
 HuffmanDecodeArgs prepare_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
                                        void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
                                        HostWrites* writes = nullptr, DecodeTableBuilds* builds = nullptr);
+
+// prepare_frame_decode in two halves, for a caller that decodes many
+// frames: the host's work (chunk descriptors, the table plan and the
+// codebook's upload words), which makes no CUDA call, so frames may be
+// staged on several threads; then, on one thread, the uploads and the
+// table build's staging (as prepare_frame_decode does).
+struct StagedFrameDecode {
+  HuffmanDecodeArgs args{};  // chunk_count 0: an empty frame, nothing to enqueue
+  void* descs_device = nullptr;
+  std::vector<ChunkDesc> descs;
+  StagedTableBuild table;  // empty for a raw frame
+};
+StagedFrameDecode stage_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
+                                     void* d_temp, std::size_t temp_bytes);
+HuffmanDecodeArgs enqueue_frame_decode(StagedFrameDecode&& staged, cudaStream_t stream, HostWrites* writes = nullptr,
+                                       DecodeTableBuilds* builds = nullptr);
 
 // After the stream completed: throws the CPU decoder's error for the first bad chunk.
 void check_frame_decode(const format::ParsedFrame& frame, const void* d_temp);

@@ -20,10 +20,12 @@
 // written to the coefficients' region (free after the inverse transform),
 // hashed there and copied to the output.
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/parallel.hpp"
 #include "common/safety.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
@@ -60,6 +62,31 @@ void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t byte
   if (bytes == 0) return;
   CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// Host work of every group (parsing embedded headers, staging their
+// decodes) on several threads when it is large enough to pay for starting
+// them (wavelet_gpu::parallel_group_work): hdr_room16 at 8192^2 holds 14
+// codebooks of up to 57,216 symbols, ~1.4 ms of parsing and ~1 ms of table
+// plans and upload words on one core of the lead's VM. `work` counts
+// header-area bytes or codebook symbols, whose costs are alike per unit.
+// The error thrown is the lowest group's, as on one thread.
+template <typename Job>
+void for_each_group(std::size_t groups, uint64_t work, const Job& job) {
+  if (work < wavelet_gpu::parallel_group_work || groups < 2) {
+    for (std::size_t g = 0; g < groups; ++g) job(g);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(groups);
+  parallel_for(groups, resolve_threads(0, groups), [&](std::size_t g) {
+    try {
+      job(g);
+    } catch (...) {
+      errors[g] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 struct Layout {
@@ -105,15 +132,20 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
   const std::vector<wavelet::Group>& groups = p.w.header.groups;
   const std::size_t G = groups.size();
   const uint64_t payload = p.w.frame.header_area_bytes();
-  std::vector<format::ParsedFrame> frames;
-  frames.reserve(G);
+  std::vector<format::ParsedFrame> frames(G);
   if (host_frame) {
+    std::vector<uint64_t> available(G);
+    uint64_t work = 0;
     for (std::size_t g = 0; g < G; ++g) {
       const uint8_t* area = host_frame + payload + groups[g].frame_offset;  // frame_bytes >= 48 (parse_wavelet_frame)
       const format::FrameHeader h = format::read_fixed_header(area, format::kFixedHeaderBytes,
                                                               p.w.stream_offset + payload + groups[g].frame_offset);
-      frames.push_back(check_embedded(p, g, area, std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes)));
+      available[g] = std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
+      work += available[g];
     }
+    for_each_group(G, work, [&](std::size_t g) {
+      frames[g] = check_embedded(p, g, host_frame + payload + groups[g].frame_offset, available[g]);
+    });
     return frames;
   }
   PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
@@ -133,7 +165,9 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
                                cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t g = 0; g < G; ++g) frames.push_back(check_embedded(p, g, areas.get() + at[g], at[g + 1] - at[g]));
+  for_each_group(G, at[G], [&](std::size_t g) {
+    frames[g] = check_embedded(p, g, areas.get() + at[g], at[g + 1] - at[g]);
+  });
   return frames;
 }
 
@@ -319,17 +353,27 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   CallEvents events;
   HostWrites writes;  // the uploads, pinned until the wait at the end
   DecodeTableBuilds builds;
-  std::vector<HuffmanDecodeArgs> huffman_args(p.groups.size());
-  std::vector<const uint8_t*> frame_payload(p.groups.size());
-  for (std::size_t g = 0; g < p.groups.size(); ++g) {
+  const std::size_t G = p.groups.size();
+  std::vector<HuffmanDecodeArgs> huffman_args(G);
+  std::vector<const uint8_t*> frame_payload(G);
+  std::vector<StagedFrameDecode> stages(G);
+  uint64_t symbols = 0;
+  for (std::size_t g = 0; g < G; ++g) {
     p.groups[g].symbols = d_temp + L.recon + L.symbols[g];
     p.groups[g].low = payload + h.groups[g].bits_offset;
     frame_payload[g] = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
-    if (!rle_path(p.frames[g].header))
-      huffman_args[g] = prepare_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
-                                             d_temp + L.frame_temp[g], L.frame_temp_bytes[g], stream, &writes,
-                                             &builds);
+    for (const huffman::Codebook& book : p.frames[g].codebooks) symbols += book.alphabet_size;
   }
+  // The host's share (table plans, upload words) on several threads where
+  // the codebooks are large; the uploads and launches in group order.
+  for_each_group(G, symbols, [&](std::size_t g) {
+    if (!rle_path(p.frames[g].header))
+      stages[g] = stage_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
+                                     d_temp + L.frame_temp[g], L.frame_temp_bytes[g]);
+  });
+  for (std::size_t g = 0; g < G; ++g)
+    if (!rle_path(p.frames[g].header))
+      huffman_args[g] = enqueue_frame_decode(std::move(stages[g]), stream, &writes, &builds);
   builds.launch(stream, &writes);
   const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
   fork_side_streams(events, stream, used);

@@ -83,4 +83,11 @@ struct PhaseEvents {
 };
 extern PhaseEvents* phase_events;
 
+// The decoder's host work per group (embedded headers parsed and checked,
+// decodes staged) goes to several threads when it counts at least this many
+// header-area bytes or codebook symbols (2^17 by default: below it starting
+// threads costs more than they save). Tests set 0 to take the threaded path
+// on small frames.
+extern uint64_t parallel_group_work;
+
 }  // namespace vlec::cuda::wavelet_gpu
