@@ -361,7 +361,7 @@ TEST(GpuWavelet, GroupsPlannedOnSeveralThreads) {
     const Bytes clean = wavelet_compress(data.data(), im);
     const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(clean.data(), clean.size(), 0);
     const uint64_t payload = w.frame.header_area_bytes();
-    ASSERT_GE(w.header.groups.size(), 2u);
+    if (w.header.groups.size() < 2) continue;  // the sparse volume: one group
     for (int t = 0; t < 40; ++t) {
       // Damage two groups' embedded headers (the first 64 bytes of each
       // embedded frame: its fixed header and the start of its codebook).
@@ -388,6 +388,7 @@ TEST(GpuWavelet, GroupsPlannedOnSeveralThreads) {
       }
     }
   }
+  EXPECT_GE(trials, 80u);
   std::cout << trials << " frames damaged in two groups' headers, " << rejected << " rejected" << std::endl;
 }
 

@@ -23,9 +23,15 @@ void parallel_for(std::size_t jobs, unsigned threads,
     for (std::size_t i = 0; i < jobs; ++i) job(i);
     return;
   }
+  // Jobs are handed out in index order, so when job i fails every job below
+  // i has been handed out: letting those finish and keeping the lowest
+  // failing index's error gives the error one thread would have thrown,
+  // whatever the timing (a reader's error message does not depend on the
+  // thread count).
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
-  std::exception_ptr first_error;
+  std::exception_ptr lowest_error;
+  std::size_t lowest_index = jobs;
   std::mutex error_mutex;
   auto worker = [&] {
     for (;;) {
@@ -36,7 +42,7 @@ void parallel_for(std::size_t jobs, unsigned threads,
         job(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
-        if (!first_error) first_error = std::current_exception();
+        if (i < lowest_index) lowest_index = i, lowest_error = std::current_exception();
         failed = true;
       }
     }
@@ -46,7 +52,7 @@ void parallel_for(std::size_t jobs, unsigned threads,
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
-  if (first_error) std::rethrow_exception(first_error);
+  if (lowest_error) std::rethrow_exception(lowest_error);
 }
 
 }  // namespace vlec

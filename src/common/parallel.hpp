@@ -13,7 +13,8 @@ namespace vlec {
 unsigned resolve_threads(unsigned requested, std::size_t jobs);
 
 // Call job(i) for i in [0, jobs) on up to `threads` threads (the caller's thread
-// included). The first exception thrown by any job is rethrown after all stop.
+// included). After all stop, the exception of the lowest-numbered job that
+// threw is rethrown: the one a single thread would have thrown.
 void parallel_for(std::size_t jobs, unsigned threads,
                   const std::function<void(std::size_t)>& job);
 

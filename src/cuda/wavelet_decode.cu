@@ -20,7 +20,6 @@
 // written to the coefficients' region (free after the inverse transform),
 // hashed there and copied to the output.
 #include <algorithm>
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -77,16 +76,7 @@ void for_each_group(std::size_t groups, uint64_t work, const Job& job) {
     for (std::size_t g = 0; g < groups; ++g) job(g);
     return;
   }
-  std::vector<std::exception_ptr> errors(groups);
-  parallel_for(groups, resolve_threads(0, groups), [&](std::size_t g) {
-    try {
-      job(g);
-    } catch (...) {
-      errors[g] = std::current_exception();
-    }
-  });
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallel_for(groups, resolve_threads(0, groups), job);  // throws the lowest group's error
 }
 
 struct Layout {
