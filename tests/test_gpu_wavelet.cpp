@@ -33,6 +33,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_kernels.hpp"
+#include "format/frame.hpp"
 #include "test_util.hpp"
 #include "wavelet_test_util.hpp"
 #include "vlec/device_wavelet.hpp"
@@ -363,12 +364,16 @@ TEST(GpuWavelet, GroupsPlannedOnSeveralThreads) {
     const uint64_t payload = w.frame.header_area_bytes();
     if (w.header.groups.size() < 2) continue;  // the sparse volume: one group
     for (int t = 0; t < 40; ++t) {
-      // Damage two groups' embedded headers (the first 64 bytes of each
-      // embedded frame: its fixed header and the start of its codebook).
+      // Damage two groups' embedded header areas (fixed header, codebook,
+      // index). Only there: the CPU decodes group by group, the GPU checks
+      // every header before it decodes, so a header error in one group and
+      // a payload error in an earlier one are reported differently.
       Bytes s = clean;
       for (int k = 0; k < 2; ++k) {
         const wavelet::Group& g = w.header.groups[rng() % w.header.groups.size()];
-        const uint64_t at = payload + g.frame_offset + rng() % std::min<uint64_t>(64, g.frame_bytes);
+        const uint8_t* frame = clean.data() + payload + g.frame_offset;
+        const uint64_t area = format::read_fixed_header(frame, format::kFixedHeaderBytes, 0).header_area_bytes();
+        const uint64_t at = payload + g.frame_offset + rng() % std::min<uint64_t>(area, g.frame_bytes);
         s[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
       }
       cuda::wavelet_gpu::parallel_group_work = 0;

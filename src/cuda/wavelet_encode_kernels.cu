@@ -94,6 +94,31 @@ struct BoxWalk {
   }
 };
 
+// A thread's values of one tile, Threads threads a block: value j of the
+// tile is thread j % Threads's item j / Threads. Every index is stepped to
+// first and every load issued before any is used, so a thread has all its
+// loads in flight at once (one at a time, the walk's branches between them,
+// kept the tile kernels at a third of the memory's speed).
+template <unsigned Threads>
+struct TileValues {
+  static constexpr unsigned kItems = (kTileValues + Threads - 1) / Threads;
+  uint32_t z[kItems];  // zigzag values
+  uint32_t count = 0;  // items of this thread (the first `count` are valid)
+  __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile) {
+    const uint32_t t = threadIdx.x;
+    count = t < tile.count ? (tile.count - t + Threads - 1) / Threads : 0;
+    uint64_t at[kItems];
+    BoxWalk w(b, tile.start + min(t, tile.count));
+#pragma unroll
+    for (unsigned i = 0; i < kItems; ++i) {
+      at[i] = w.index(g, b);
+      w.advance(b, Threads);
+    }
+#pragma unroll
+    for (unsigned i = 0; i < kItems; ++i) z[i] = i < count ? zigzag(g.coeffs[at[i]]) : 0;
+  }
+};
+
 template <typename T>
 __global__ void split_kernel(const T* samples, unsigned planes, bool rct, uint64_t pixels, int32_t* planar) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < pixels; i += uint64_t{gridDim.x} * blockDim.x) {
@@ -127,11 +152,9 @@ __global__ void __launch_bounds__(kEncodeThreads) tops_kernel(PlaneGeometry g, c
   for (uint32_t ti = first; ti < end; ++ti) {
     const EncodeTile tile = tiles[ti];
     const EncodeBox b = boxes[tile.box];
-    if (threadIdx.x < tile.count) {
-      BoxWalk w(b, tile.start + threadIdx.x);
-      for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads, w.advance(b, kEncodeThreads))
-        top = max(top, zigzag(g.coeffs[w.index(g, b)]));
-    }
+    const TileValues<kEncodeThreads> v(g, b, tile);
+#pragma unroll
+    for (unsigned i = 0; i < v.kItems; ++i) top = max(top, v.z[i]);  // invalid items are 0
     // The box's largest value goes out where its run of tiles in this block ends.
     if (ti + 1 == end || tiles[ti + 1].box != tile.box) {
       const uint32_t block_top = Reduce(scratch).Reduce(top, MaxOp{});
@@ -177,11 +200,10 @@ __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry
     if (box_bins > kSharedBins) {
       if (b.n >= kWideMinValues) continue;  // histogram_wide_kernel counts it
       unsigned long long* wide = hist + uint64_t{b.slot} * kHistBins;
-      if (threadIdx.x < tile.count) {
-        BoxWalk w(b, tile.start + threadIdx.x);
-        for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads, w.advance(b, kEncodeThreads))
-          atomicAdd(&wide[zigzag(g.coeffs[w.index(g, b)]) >> k], 1ull);
-      }
+      const TileValues<kEncodeThreads> v(g, b, tile);
+#pragma unroll
+      for (unsigned i = 0; i < v.kItems; ++i)
+        if (i < v.count) atomicAdd(&wide[v.z[i] >> k], 1ull);
       continue;
     }
     if (tile.box != current) {
@@ -197,11 +219,10 @@ __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry
       for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads) counts[s] = 0;
       __syncthreads();
     }
-    if (threadIdx.x < tile.count) {
-      BoxWalk w(b, tile.start + threadIdx.x);
-      for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads, w.advance(b, kEncodeThreads))
-        atomicAdd(&counts[zigzag(g.coeffs[w.index(g, b)]) >> k0], 1u);
-    }
+    const TileValues<kEncodeThreads> v(g, b, tile);
+#pragma unroll
+    for (unsigned i = 0; i < v.kItems; ++i)
+      if (i < v.count) atomicAdd(&counts[v.z[i] >> k0], 1u);
   }
   if (current == ~0u) return;
   __syncthreads();
@@ -253,13 +274,13 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
       for (uint32_t w = threadIdx.x; w < words; w += kWideThreads) pairs[w] = 0;
       __syncthreads();
     }
-    if (threadIdx.x < tile.count) {
-      BoxWalk walk(b, tile.start + threadIdx.x);
-      for (uint32_t j = threadIdx.x; j < tile.count; j += kWideThreads, walk.advance(b, kWideThreads)) {
-        const uint32_t v = zigzag(g.coeffs[walk.index(g, b)]) >> k0;
+    const TileValues<kWideThreads> values(g, b, tile);
+#pragma unroll
+    for (unsigned i = 0; i < values.kItems; ++i)
+      if (i < values.count) {
+        const uint32_t v = values.z[i] >> k0;
         atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
       }
-    }
   }
   if (current == ~0u) return;
   __syncthreads();
@@ -301,20 +322,37 @@ __global__ void __launch_bounds__(kEncodeThreads) symbols_kernel(PlaneGeometry g
     __syncthreads();
   }
   uint32_t starts = 0;
+  // As TileValues: every index first, then every load, then the work.
+  const uint32_t count =
+      threadIdx.x < tile.count ? (tile.count - threadIdx.x + kEncodeThreads - 1) / kEncodeThreads : 0;
+  uint64_t at[kEncodeItems], prev_at[kEncodeItems];
   BoxWalk walk(b, tile.start + min(threadIdx.x, tile.count));  // (past the tile for an idle thread: not used)
-  for (uint32_t j = threadIdx.x; j < tile.count; j += kEncodeThreads, walk.advance(b, kEncodeThreads)) {
-    const uint64_t t = tile.start + j;
-    const uint64_t at = walk.index(g, b);
-    const uint32_t z = zigzag(g.coeffs[at]);
+#pragma unroll
+  for (unsigned n = 0; n < kEncodeItems; ++n) {
+    const uint64_t t = tile.start + threadIdx.x + n * kEncodeThreads;
+    at[n] = walk.index(g, b);
+    // The coefficient before it in group order: its left neighbour within a row.
+    prev_at[n] = n >= count ? at[n] : t == 0 ? b.prev : walk.x > 0 ? at[n] - 1 : coefficient_index(g, b, t - 1);
+    walk.advance(b, kEncodeThreads);
+  }
+  int32_t value[kEncodeItems], before[kEncodeItems];
+#pragma unroll
+  for (unsigned n = 0; n < kEncodeItems; ++n) {
+    value[n] = n < count ? g.coeffs[at[n]] : 0;
+    before[n] = n < count && prev_at[n] != ~0ull ? g.coeffs[prev_at[n]] : 0;
+  }
+#pragma unroll
+  for (unsigned n = 0; n < kEncodeItems; ++n) {
+    if (n >= count) break;
+    const uint32_t j = threadIdx.x + n * kEncodeThreads;
+    const uint32_t z = zigzag(value[n]);
     const uint32_t s = z >> k;
     const uint64_t i = first + j;  // group index
     if (grp.width == 1)
       grp.symbols[i] = static_cast<uint8_t>(s);
     else
       reinterpret_cast<uint16_t*>(grp.symbols)[i] = static_cast<uint16_t>(s);
-    // The coefficient before it in group order: its left neighbour within a row.
-    const uint64_t prev = t == 0 ? b.prev : walk.x > 0 ? at - 1 : coefficient_index(g, b, t - 1);
-    starts += prev == ~0ull || (zigzag(g.coeffs[prev]) >> k) != s;
+    starts += prev_at[n] == ~0ull || (zigzag(before[n]) >> k) != s;
     if (k) {
       const uint32_t low = z & mask;
       const uint64_t bit = i * k;
