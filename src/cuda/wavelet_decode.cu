@@ -20,6 +20,7 @@
 // written to the coefficients' region (free after the inverse transform),
 // hashed there and copied to the output.
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -123,18 +124,33 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
   const std::size_t G = groups.size();
   const uint64_t payload = p.w.frame.header_area_bytes();
   std::vector<format::ParsedFrame> frames(G);
+  // The fixed headers give each header area's size. A damaged one is not
+  // thrown at once but when its group's turn comes, so that the error is the
+  // lowest damaged group's, as the CPU reader reports it.
+  std::vector<std::exception_ptr> fixed_error(G);
+  auto area_bytes = [&](std::size_t g, const uint8_t* fixed) -> uint64_t {
+    try {
+      const format::FrameHeader h = format::read_fixed_header(fixed, format::kFixedHeaderBytes,
+                                                              p.w.stream_offset + payload + groups[g].frame_offset);
+      return std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
+    } catch (const Error&) {
+      fixed_error[g] = std::current_exception();
+      return format::kFixedHeaderBytes;  // frame_bytes >= 48 (parse_wavelet_frame)
+    }
+  };
+  auto check = [&](std::size_t g, const uint8_t* area, uint64_t available) {
+    if (fixed_error[g]) std::rethrow_exception(fixed_error[g]);
+    frames[g] = check_embedded(p, g, area, available);
+  };
   if (host_frame) {
     std::vector<uint64_t> available(G);
     uint64_t work = 0;
     for (std::size_t g = 0; g < G; ++g) {
-      const uint8_t* area = host_frame + payload + groups[g].frame_offset;  // frame_bytes >= 48 (parse_wavelet_frame)
-      const format::FrameHeader h = format::read_fixed_header(area, format::kFixedHeaderBytes,
-                                                              p.w.stream_offset + payload + groups[g].frame_offset);
-      available[g] = std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
+      available[g] = area_bytes(g, host_frame + payload + groups[g].frame_offset);
       work += available[g];
     }
     for_each_group(G, work, [&](std::size_t g) {
-      frames[g] = check_embedded(p, g, host_frame + payload + groups[g].frame_offset, available[g]);
+      check(g, host_frame + payload + groups[g].frame_offset, available[g]);
     });
     return frames;
   }
@@ -144,20 +160,13 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
                                format::kFixedHeaderBytes, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<uint64_t> at(G + 1, 0);
-  for (std::size_t g = 0; g < G; ++g) {
-    const format::FrameHeader h = format::read_fixed_header(fixed.get() + g * format::kFixedHeaderBytes,
-                                                            format::kFixedHeaderBytes,
-                                                            p.w.stream_offset + payload + groups[g].frame_offset);
-    at[g + 1] = at[g] + std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
-  }
+  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
   PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
   for (std::size_t g = 0; g < G; ++g)
     CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
                                cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  for_each_group(G, at[G], [&](std::size_t g) {
-    frames[g] = check_embedded(p, g, areas.get() + at[g], at[g + 1] - at[g]);
-  });
+  for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
   return frames;
 }
 
