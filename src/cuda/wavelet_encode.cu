@@ -209,7 +209,7 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.low = take(L.low_bytes);
   L.dwt = take(L.dwt_bytes);
   L.hash = take(L.hash_bytes);
-  L.frame_temp = take(L.frame_temp_bytes * kSideStreams);
+  L.frame_temp = take(L.frame_temp_bytes * kEncodeSideStreams);
   L.total = at;
   return L;
 }
@@ -423,7 +423,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 
   // 4. The embedded frames, side by side (the coefficients' region is free now).
   phase(5);
-  const std::vector<cudaStream_t>& side = side_streams();
+  const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + kEncodeSideStreams);
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
   std::vector<std::size_t> frame_at(G);
   std::size_t frames_used = 0;
