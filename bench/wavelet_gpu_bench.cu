@@ -138,6 +138,18 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
               same_orig ? "==" : "!=");
   std::printf("  device copy of the same %zu bytes: %.3f ms, %.1f GB/s (read + write), %.1f GS/s\n", bytes, copy_ms,
               2 * bytes / copy_ms / 1e6, n / copy_ms / 1e6);
+  {
+    // The same decode with the host's per-group work on the calling thread
+    // alone (wavelet_gpu::parallel_group_work), against the threaded plan above.
+    const uint64_t work = cuda::wavelet_gpu::parallel_group_work;
+    cuda::wavelet_gpu::parallel_group_work = ~uint64_t{0};
+    const float serial_ms = bench::median_ms(repeat, stream, [&] {
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+    });
+    cuda::wavelet_gpu::parallel_group_work = work;
+    std::printf("  GPU decompress with the plan's group work on one host thread: %.3f ms (threaded above: %.3f ms)\n",
+                serial_ms, dec_ms);
+  }
 
   // The parts inside the pipeline: events recorded by the decoder between
   // its steps (cuda/wavelet_kernels.hpp, phase_events); medians.
