@@ -57,5 +57,41 @@ TEST(Parallel, RethrowsTheLowestFailingJob) {
   }
 }
 
+// The pool serves one call at a time: calls from several host threads and
+// calls made inside a job start their own threads, and every job still runs
+// exactly once, errors included.
+TEST(Parallel, NestedAndConcurrentCalls) {
+  constexpr std::size_t kOuter = 8, kInner = 5;
+  std::vector<std::atomic<int>> runs(kOuter * kInner);
+  parallel_for(kOuter, 4, [&](std::size_t i) {
+    parallel_for(kInner, 3, [&](std::size_t k) { ++runs[i * kInner + k]; });
+  });
+  for (std::size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].load(), 1) << "nested job " << i;
+
+  constexpr unsigned kCallers = 4;
+  constexpr int kCalls = 200;
+  std::vector<std::atomic<long>> sums(kCallers);
+  std::vector<std::atomic<int>> lowest_errors(kCallers);
+  std::vector<std::thread> callers;
+  for (unsigned c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < kCalls; ++r) {
+        parallel_for(20, 3 + c, [&](std::size_t i) { sums[c] += static_cast<long>(i); });
+        try {
+          parallel_for(30, 2 + c, [&](std::size_t i) {
+            if (i % 7 == 3) throw std::runtime_error(std::to_string(i));
+          });
+        } catch (const std::runtime_error& e) {
+          lowest_errors[c] += std::string(e.what()) == "3";
+        }
+      }
+    });
+  for (std::thread& t : callers) t.join();
+  for (unsigned c = 0; c < kCallers; ++c) {
+    EXPECT_EQ(sums[c].load(), long{kCalls} * 190) << "caller " << c;
+    EXPECT_EQ(lowest_errors[c].load(), kCalls) << "caller " << c;
+  }
+}
+
 }  // namespace
 }  // namespace vlec

@@ -1,7 +1,9 @@
 // common/parallel.hpp: run independent jobs (chunks) on several threads.
 // Work is handed out by an atomic counter, so threads that draw cheap chunks
 // simply take more of them; results never depend on the thread count because
-// each job writes only its own outputs.
+// each job writes only its own outputs. The threads come from a process-wide
+// pool of sleeping workers (one call at a time; a call that finds the pool
+// busy, from another host thread or from inside a job, starts its own).
 #pragma once
 
 #include <cstddef>
