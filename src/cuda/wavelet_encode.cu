@@ -435,20 +435,13 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   CallEvents events;
   const std::size_t used = std::min<std::size_t>(side.size(), G);
   fork_side_streams(events, stream, used);
-  // A host thread per side stream enqueues its groups (~37 us of launches a
-  // frame on one thread was most of this wait); the pool's threads take the
-  // caller's device.
-  int device_id = 0;
-  CUDA_CHECK(cudaGetDevice(&device_id));
-  parallel_for(used, static_cast<unsigned>(used), [&](std::size_t s) {
-    CUDA_CHECK(cudaSetDevice(device_id));
-    for (std::size_t g = s; g < G; g += side.size()) {
-      const device::CompressOptions fo = frame_options(codecs[g], types[g]);
-      device::compress(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
-                       device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
-                       t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo);
-    }
-  });
+  for (std::size_t g = 0; g < G; ++g) {
+    const device::CompressOptions fo = frame_options(codecs[g], types[g]);
+    const std::size_t s = g % side.size();
+    device::compress(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
+                     device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
+                     t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo);
+  }
   join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;
   read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
