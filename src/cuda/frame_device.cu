@@ -4,13 +4,15 @@
 //   2. the chunk encoder: Huffman chunks place themselves by decoupled
 //      look-back; rle chunks are placed by a scan of their sizes (rle_frame.cu);
 //   3. decide: keep the coded frame, or fall back to a raw frame if coding
-//      made it larger (the CPU backend's rule, docs/FORMAT.md §8);
+//      made it larger (the CPU backend's rule, docs/FORMAT.md §8), then in
+//      the same block the fixed header and every padding byte;
 //   4. raw copy (only for a raw frame): chunks copied and hashed;
-//   5. header: the fixed header and every padding byte;
-//   6. header checksum: block sums in parallel, one warp folds them.
-// A frame of at most 64 chunks does 3-6 in one block (finish_small_kernel)
-// and has its look-back state zeroed by the layout kernel: 7 launches fewer,
-// which is what bounded the encode of a wavelet frame's many small groups.
+//   5. header checksum: block sums in parallel, one warp folds them (and
+//      writes device::compress's report).
+// A frame of at most 64 chunks does 3-5 in one block (finish_small_kernel);
+// one of at most 4,096 chunks has its look-back state zeroed by the layout
+// kernel instead of two memsets. Launches, not work, bounded the encode of
+// a wavelet frame's many groups.
 #include <algorithm>
 #include <vector>
 
@@ -78,7 +80,7 @@ __device__ uint64_t align8(uint64_t v) { return (v + 7) / 8 * 8; }
 // two for rle+huffman (book2: the lengths').
 __global__ void layout_kernel(DeviceCodebookView book, DeviceCodebookView book2, uint64_t chunks, uint8_t* frame,
                               FrameState* st, bool raw, unsigned long long* zero_scan, unsigned int* zero_ticket) {
-  // A small frame's look-back state is zeroed here, not by two memsets.
+  // The look-back state of a frame of few chunks is zeroed here, not by two memsets.
   if (zero_scan) {
     for (uint64_t i = threadIdx.x; i < max(chunks, uint64_t{1}); i += blockDim.x) zero_scan[i] = 0;
     if (threadIdx.x == 0) *zero_ticket = 0;
@@ -228,39 +230,45 @@ __device__ void header_fold(uint8_t* frame, const FrameState* st, const unsigned
   }
 }
 
-__global__ void decide_kernel(const unsigned long long* scan_status, const uint64_t* rle_total, uint64_t chunks,
-                              uint64_t raw_payload, FrameState* st) {
-  decide(scan_status, rle_total, chunks, raw_payload, st);
+// decide, then the fixed header, padding and payload tail: one block, one
+// launch (they were three; a launch costs a few microseconds, and a wavelet
+// frame's groups are a dozen frames). raw_copy follows: it writes only the
+// raw payload and index entries, none of the bytes these write.
+__global__ void decide_header_kernel(const unsigned long long* scan_status, const uint64_t* rle_total,
+                                     uint64_t chunks, uint64_t raw_payload, FrameState* st, uint8_t* frame,
+                                     uint8_t codec, uint8_t width, uint64_t elements, uint32_t chunk_elements) {
+  if (threadIdx.x == 0) decide(scan_status, rle_total, chunks, raw_payload, st);
+  __syncthreads();  // st as decided, for the whole block
+  header(frame, st, codec, width, elements, chunk_elements, chunks, elements * width);
+  payload_tail(frame, st, scan_status, rle_total, chunks);
 }
 __global__ void raw_copy_kernel(const uint8_t* in, uint64_t bytes, uint64_t chunk_bytes, uint64_t chunks,
                                 uint8_t* frame, const FrameState* st) {
   raw_copy(in, bytes, chunk_bytes, chunks, frame, st);
 }
-__global__ void header_kernel(uint8_t* frame, const FrameState* st, uint8_t codec, uint8_t width, uint64_t elements,
-                              uint32_t chunk_elements, uint64_t chunks, uint64_t payload_used) {
-  header(frame, st, codec, width, elements, chunk_elements, chunks, payload_used);
-}
-__global__ void payload_tail_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* scan_status,
-                                    const uint64_t* rle_total, uint64_t chunks) {
-  payload_tail(frame, st, scan_status, rle_total, chunks);
-}
 __global__ void header_sums_kernel(const uint8_t* frame, const FrameState* st, unsigned long long* sums) {
   header_sums(frame, st, sums);
 }
-__global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
-                                   uint64_t* frame_bytes_out) {
-  __shared__ unsigned long long s[kFoldStage];
-  header_fold(frame, st, sums, frame_bytes_out, s);
-}
-
 // device::compress's report (FrameEncodeArgs::error), one thread.
 __device__ void report(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
   const uint64_t first_bad = bad ? *bad : ~0ull;  // null: no histogram pass (codecs without a codebook of the input)
   *error = first_bad != ~0ull ? first_bad : (info && info[0] == 0) || (info2 && info2[0] == 0) ? ~1ull : ~0ull;
 }
-__global__ void report_kernel(const uint64_t* bad, const uint32_t* info, const uint32_t* info2, uint64_t* error) {
-  report(bad, info, info2, error);
+
+struct ReportArgs {
+  const uint64_t* bad;
+  const uint32_t* info[2];
+  uint64_t* error;  // null: no report
+};
+
+// The header checksum's fold, and the report (one launch fewer).
+__global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const unsigned long long* sums,
+                                   uint64_t* frame_bytes_out, ReportArgs r) {
+  __shared__ unsigned long long s[kFoldStage];
+  if (r.error && threadIdx.x == 0) report(r.bad, r.info[0], r.info[1], r.error);
+  header_fold(frame, st, sums, frame_bytes_out, s);
 }
+
 
 // A small frame's whole finish in one block of 256 threads: six launches
 // cost more than the work (a wavelet frame's groups are mostly a few
@@ -296,6 +304,7 @@ __global__ void __launch_bounds__(256) finish_small_kernel(const FinishArgs a) {
 
 // Frames of at most this many chunks finish in one block.
 constexpr uint64_t kSmallFrameChunks = 64;
+constexpr uint64_t kZeroInLayoutChunks = 4096;
 
 }  // namespace
 
@@ -350,7 +359,10 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
                        rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy), &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   const bool small = chunks <= kSmallFrameChunks;
-  if (!small) {  // a small frame's are zeroed by layout_kernel
+  // The look-back state of up to kZeroInLayoutChunks chunks (32 KiB) is
+  // zeroed by layout_kernel's block, not by two memsets.
+  const bool zero_in_layout = chunks <= kZeroInLayoutChunks;
+  if (!zero_in_layout) {
     CUDA_CHECK(cudaMemsetAsync(t.ticket, 0, sizeof(unsigned int), stream));
     CUDA_CHECK(cudaMemsetAsync(t.scan_status, 0, 8 * std::max<uint64_t>(chunks, 1), stream));
   }
@@ -373,8 +385,8 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     book2 = {b.entries[1], b.table_size[1], b.serialized[1], b.info[1]};
     used.info[0] = b.info[0], used.info[1] = b.info[1];
   }
-  layout_kernel<<<1, 256, 0, stream>>>(book, book2, chunks, a.frame, t.state, a.raw, small ? t.scan_status : nullptr,
-                                       small ? t.ticket : nullptr);
+  layout_kernel<<<1, 256, 0, stream>>>(book, book2, chunks, a.frame, t.state, a.raw,
+                                       zero_in_layout ? t.scan_status : nullptr, zero_in_layout ? t.ticket : nullptr);
   CUDA_CHECK(cudaGetLastError());
   const uint64_t* rle_total = nullptr;
   if (codec == Codec::rle) {
@@ -430,7 +442,9 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     CUDA_CHECK(cudaGetLastError());
     return used;
   }
-  decide_kernel<<<1, 1, 0, stream>>>(t.scan_status, rle_total, chunks, raw_payload, t.state);
+  decide_header_kernel<<<1, 256, 0, stream>>>(t.scan_status, rle_total, chunks, raw_payload, t.state, a.frame,
+                                               static_cast<uint8_t>(codec), static_cast<uint8_t>(width), a.elements,
+                                               a.chunk_elements);
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   if (chunks > 0) {
@@ -438,13 +452,9 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     raw_copy_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements * width, chunk_bytes,
                                                 chunks, a.frame, t.state);
   }
-  header_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, static_cast<uint8_t>(codec),
-                                       static_cast<uint8_t>(width), a.elements, a.chunk_elements, chunks,
-                                       a.elements * width);
-  payload_tail_kernel<<<1, 32, 0, stream>>>(a.frame, t.state, t.scan_status, rle_total, chunks);
   header_sums_kernel<<<static_cast<unsigned>(sms) * 4, 256, 0, stream>>>(a.frame, t.state, t.block_sums);
-  header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes);
-  if (a.error) report_kernel<<<1, 1, 0, stream>>>(a.bad, used.info[0], used.info[1], a.error);
+  header_fold_kernel<<<1, 256, 0, stream>>>(a.frame, t.state, t.block_sums, a.frame_bytes,
+                                            ReportArgs{a.bad, {used.info[0], used.info[1]}, a.error});
   CUDA_CHECK(cudaGetLastError());
   return used;
 }
