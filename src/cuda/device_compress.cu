@@ -5,7 +5,10 @@
 // no host round trip in between.
 #include "vlec/device.hpp"
 
+#include <algorithm>
+
 #include "cuda/codebook_gpu.hpp"
+#include "cuda/device_compress.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_device.hpp"
 #include "cuda/histogram_gpu.hpp"
@@ -26,6 +29,11 @@ struct Layout {
 
 uint32_t alphabet_capacity(DType t) { return t == DType::u8 ? 256 : 65536; }
 
+// The codebook's capacity: the type's alphabet, or the caller's bound on it.
+uint32_t codebook_capacity(DType t, uint32_t bound) {
+  return bound ? std::min(bound, alphabet_capacity(t)) : alphabet_capacity(t);
+}
+
 cuda::RleStrategy rle_strategy(uint64_t elements, const CompressOptions& o) {
   switch (o.rle_strategy) {
     case RleStrategy::parle: return cuda::RleStrategy::parle;
@@ -35,9 +43,9 @@ cuda::RleStrategy rle_strategy(uint64_t elements, const CompressOptions& o) {
   return cuda::default_rle_strategy(elements, o.chunk_elements);
 }
 
-Layout layout(uint64_t elements, const CompressOptions& o) {
+Layout layout(uint64_t elements, const CompressOptions& o, uint32_t bound = 0) {
   const unsigned w = static_cast<unsigned>(dtype_bytes(o.dtype));
-  const uint32_t cap = alphabet_capacity(o.dtype);
+  const uint32_t cap = codebook_capacity(o.dtype, bound);
   Layout l{};
   std::size_t at = 0;
   auto take = [&](std::size_t bytes) {
@@ -70,13 +78,15 @@ std::size_t compress_capacity(uint64_t elements, const CompressOptions& o) {
 
 std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { return layout(elements, o).total; }
 
-void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
-              uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
-              const CompressOptions& o) {
+namespace {
+
+void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                       uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                       cudaStream_t stream, const CompressOptions& o, uint32_t bound) {
   VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
   VLEC_REQUIRE((o.codec != Codec::rle && o.codec != Codec::rle_huffman) || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
                "the parle RLE strategy takes fewer than 2^32 elements");
-  const Layout l = layout(elements, o);
+  const Layout l = layout(elements, o, bound);
   VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
                " needed");
   uint8_t* t = static_cast<uint8_t*>(d_temp);
@@ -102,7 +112,7 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
   } else {
     uint64_t* hist = reinterpret_cast<uint64_t*>(t + l.hist);
     cuda::histogram_device(d_in, elements, o.dtype, hist, bad, t + l.hist_temp, l.hist_temp_bytes, s);
-    const uint32_t cap = alphabet_capacity(o.dtype);
+    const uint32_t cap = codebook_capacity(o.dtype, bound);
     cuda::DeviceCodebookOut book{t + l.lengths, reinterpret_cast<uint32_t*>(t + l.entries), t + l.serialized,
                                  reinterpret_cast<uint32_t*>(t + l.info)};
     cuda::build_codebook_device(hist, cap, o.max_code_length, t + l.book_temp, l.book_temp_bytes, book, s);
@@ -116,4 +126,25 @@ void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t fr
   cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
 }
 
+}  // namespace
+
+void compress(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+              uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, Stream stream,
+              const CompressOptions& o) {
+  compress_pipeline(d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, d_temp, temp_bytes, stream, o,
+                    0);
+}
+
 }  // namespace vlec::device
+
+namespace vlec::cuda {
+
+void compress_bounded_alphabet(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                               cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet) {
+  VLEC_REQUIRE(alphabet >= 1, "an alphabet bound of at least one symbol");
+  device::compress_pipeline(d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, d_temp, temp_bytes,
+                            stream, o, alphabet);
+}
+
+}  // namespace vlec::cuda

@@ -44,6 +44,7 @@
 #include "common/safety.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/device_compress.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
@@ -438,9 +439,11 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   for (std::size_t g = 0; g < G; ++g) {
     const device::CompressOptions fo = frame_options(codecs[g], types[g]);
     const std::size_t s = g % side.size();
-    device::compress(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
-                     device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
-                     t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo);
+    // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
+    const uint32_t alphabet = static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
+    compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
+                              device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
+                              t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo, alphabet);
   }
   join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;

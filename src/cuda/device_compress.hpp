@@ -1,0 +1,31 @@
+// cuda/device_compress.hpp: the device compression pipeline (vlec/device.hpp)
+// for callers that know a bound on their symbols.
+//
+// Why: the GPU codebook builder's kernel is chosen by the alphabet's
+// capacity, which device::compress takes from the element type (65,536 for
+// u16), because the data's own alphabet is known only on the device. Its
+// cluster kernel for 65,536 symbols took 132 us for a wavelet group whose
+// symbols all lie below a few thousand; the single-block kernels for up to
+// 256, 1,024 and 8,192 symbols take a fraction of that. The frame is the
+// same: the codebook depends only on the counts of the symbols present.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vlec/device.hpp"
+
+namespace vlec::cuda {
+
+// device::compress, where every element is below `alphabet` (1 <= alphabet;
+// above the type's alphabet it is the type's). A precondition the caller
+// guarantees (the wavelet writer knows each group's largest symbol from its
+// statistics): a symbol at or above it has no code, and its frame is not
+// valid. Temp storage: device::compress_temp_bytes(elements, o) suffices.
+void compress_bounded_alphabet(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                               uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                               cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+
+}  // namespace vlec::cuda
