@@ -429,6 +429,50 @@ TEST(Wavelet, CorruptStreamsAreRejected) {
   }
 }
 
+// With damage in two groups (one group's chunk payload, another's embedded
+// header), the reader reports the damaged header, the lowest damaged
+// group's, as the GPU reader does: every header is checked before any group
+// is decoded, also when a large group (decoded first, on all threads) holds
+// the damaged payload.
+TEST(Wavelet, DamagedHeadersAreReportedBeforePayloads) {
+  const uint64_t seed = seed_for(12);
+  const WaveletImage im = image(3000, 1500, 1, 1, DType::u8);  // a level-1 subband holds >= 2^20 coefficients
+  const Bytes data = photo(im, seed, 6.0);
+  const Bytes stream = wavelet_compress(data.data(), im);
+  const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(stream.data(), stream.size(), 0);
+  const uint64_t area = w.frame.header_area_bytes();
+  const std::size_t G = w.header.groups.size();
+  std::size_t large = G, small = G;  // the first group of each kind
+  for (std::size_t g = G; g-- > 0;) {
+    if (w.header.groups[g].samples >= (uint64_t{1} << 20))
+      large = g;
+    else
+      small = g;
+  }
+  ASSERT_LT(large, G);
+  ASSERT_LT(small, G);
+  Bytes c = stream;
+  // The large group: a byte in the middle of its chunk payload.
+  const wavelet::Group& lg = w.header.groups[large];
+  c[area + lg.frame_offset + lg.frame_bytes / 2] ^= 0x20;
+  // The small group: its fixed header's reserved bytes.
+  const wavelet::Group& sg = w.header.groups[small];
+  c[area + sg.frame_offset + 44] ^= 0x01;
+  DecompressOptions cpu;
+  cpu.backend = Backend::cpu;
+  for (unsigned threads : {1u, 4u}) {
+    cpu.threads = threads;
+    try {
+      (void)decompress(c.data(), c.size(), cpu);
+      ADD_FAILURE() << "damaged stream decoded";
+    } catch (const Error& e) {
+      const std::string at = "frame at byte " + std::to_string(area + sg.frame_offset);
+      EXPECT_NE(std::string(e.what()).find(at), std::string::npos)
+          << threads << " threads: " << e.what() << " (expected the header error of the " << at << ")";
+    }
+  }
+}
+
 TEST(Wavelet, OlderReadersRejectWaveletFrames) {
   // The required bit is what keeps a 1.0 reader out: the frame sets it.
   const WaveletImage im = image(16, 16, 1, 1, DType::u8);

@@ -62,6 +62,11 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
   std::unique_ptr<int32_t[]> plane_buffer(new int32_t[w.frame.elements]);
   int32_t* const planes = plane_buffer.get();
   const Subbands sb(shape, h.levels);
+  // Every group's embedded header area is checked first, in group order, as
+  // the GPU reader does: with damage in several groups, the error is the
+  // lowest damaged header's on both backends, whatever order the groups are
+  // decoded in (large ones first, each on all threads; the rest side by side).
+  for (std::size_t g = 0; g < h.groups.size(); ++g) (void)embedded_frame(w, g, false);
   std::vector<std::size_t> small;
   for (std::size_t g = 0; g < h.groups.size(); ++g) {
     if (h.groups[g].samples >= kLargeGroup)
