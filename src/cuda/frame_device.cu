@@ -269,7 +269,6 @@ __global__ void header_fold_kernel(uint8_t* frame, const FrameState* st, const u
   header_fold(frame, st, sums, frame_bytes_out, s);
 }
 
-
 // A small frame's whole finish in one block of 256 threads: six launches
 // cost more than the work (a wavelet frame's groups are mostly a few
 // chunks each, and their enqueue, not the GPU, bounded their encode).

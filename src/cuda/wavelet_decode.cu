@@ -21,6 +21,7 @@
 // hashed there and copied to the output.
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,13 +72,8 @@ void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t byte
 // plans and upload words on one core of the lead's VM. `work` counts
 // header-area bytes or codebook symbols, whose costs are alike per unit.
 // The error thrown is the lowest group's, as on one thread.
-template <typename Job>
-void for_each_group(std::size_t groups, uint64_t work, const Job& job) {
-  if (work < wavelet_gpu::parallel_group_work || groups < 2) {
-    for (std::size_t g = 0; g < groups; ++g) job(g);
-    return;
-  }
-  parallel_for(groups, resolve_threads(0, groups), job);  // throws the lowest group's error
+void for_each_group(std::size_t groups, uint64_t work, const std::function<void(std::size_t)>& job) {
+  parallel_for(groups, work < wavelet_gpu::parallel_group_work ? 1 : resolve_threads(0, groups), job);
 }
 
 struct Layout {

@@ -165,20 +165,59 @@ __global__ void __launch_bounds__(kEncodeThreads) tops_kernel(PlaneGeometry g, c
   }
 }
 
+// A box's histogram: its smallest shift (wavelet::shift_rule) and the bins
+// at that shift (at most kHistBins).
+struct BoxBins {
+  unsigned k;
+  uint32_t bins;
+};
+__device__ BoxBins box_bins(uint32_t top) {
+  const unsigned k = wavelet::shift_rule::smallest_shift(top);
+  return {k, (top >> k) + 1};
+}
+// Whether histogram_wide_kernel counts the box (histogram_kernel the others).
+__device__ bool wide_box(const EncodeBox& b, uint32_t bins) { return bins > kSharedBins && b.n >= kWideMinValues; }
+
+// Shared counters kept over a block's consecutive tiles of one box: opening
+// a new box flushes the last one's (Flush: the kernel's way to add its
+// counters to the box's histogram) and zeroes `words` of them.
+template <unsigned Threads, typename Flush>
+struct BoxCounters {
+  uint32_t* shared;
+  uint32_t box = ~0u, words = 0;
+  unsigned long long* out = nullptr;
+
+  __device__ explicit BoxCounters(uint32_t* counters) : shared(counters) {}
+  __device__ void open(uint32_t new_box, uint32_t new_words, unsigned long long* new_out) {
+    if (new_box == box) return;
+    close();
+    box = new_box, words = new_words, out = new_out;
+    __syncthreads();  // the flush has read every counter
+    for (uint32_t w = threadIdx.x; w < words; w += Threads) shared[w] = 0;
+    __syncthreads();
+  }
+  __device__ void close() {
+    if (box == ~0u) return;
+    __syncthreads();
+    Flush{}(shared, words, out);
+  }
+};
+
 // Zero the bins each slot's histogram will use (they follow from its top):
 // at most 65,536 a slot, where a memset of every slot's 65,536 was 14-42 MB
 // for a small image.
 __global__ void __launch_bounds__(1024) zero_used_bins_kernel(const uint32_t* tops, unsigned long long* hist) {
-  const uint32_t top = tops[blockIdx.y];
-  const uint32_t bins = (top >> wavelet::shift_rule::smallest_shift(top)) + 1;
+  const uint32_t bins = box_bins(tops[blockIdx.y]).bins;
   const uint32_t u = blockIdx.x * 1024 + threadIdx.x;
   if (u < bins) hist[uint64_t{blockIdx.y} * kHistBins + u] = 0;
 }
 
-__device__ void flush_counts(const uint32_t* counts, uint32_t bins, unsigned long long* out) {
-  for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads)
-    if (counts[s]) atomicAdd(&out[s], static_cast<unsigned long long>(counts[s]));
-}
+struct FlushCounts {  // 32-bit counters, one a bin
+  __device__ void operator()(const uint32_t* counts, uint32_t bins, unsigned long long* out) const {
+    for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads)
+      if (counts[s]) atomicAdd(&out[s], static_cast<unsigned long long>(counts[s]));
+  }
+};
 
 // Tiles kBlockTiles * blockIdx.x ...: boxes of up to kSharedBins bins in
 // shared counters, kept over a block's consecutive tiles of one box and
@@ -187,63 +226,47 @@ __device__ void flush_counts(const uint32_t* counts, uint32_t bins, unsigned lon
 __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    const EncodeTile* tiles, uint32_t tile_count,
                                                                    const uint32_t* tops, unsigned long long* hist) {
-  __shared__ uint32_t counts[kSharedBins];
-  uint32_t current = ~0u, bins = 0, k0 = 0;
-  unsigned long long* out = nullptr;
+  __shared__ uint32_t shared[kSharedBins];
+  BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
   for (uint32_t ti = first; ti < end; ++ti) {  // every test below is uniform across the block
     const EncodeTile tile = tiles[ti];
     const EncodeBox b = boxes[tile.box];
-    const uint32_t top = tops[b.slot];
-    const unsigned k = wavelet::shift_rule::smallest_shift(top);
-    const uint32_t box_bins = (top >> k) + 1;  // <= 65,536 = kHistBins
-    if (box_bins > kSharedBins) {
-      if (b.n >= kWideMinValues) continue;  // histogram_wide_kernel counts it
-      unsigned long long* wide = hist + uint64_t{b.slot} * kHistBins;
+    const BoxBins bb = box_bins(tops[b.slot]);
+    unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
+    if (bb.bins > kSharedBins) {
+      if (wide_box(b, bb.bins)) continue;  // histogram_wide_kernel counts it
       const TileValues<kEncodeThreads> v(g, b, tile);
 #pragma unroll
       for (unsigned i = 0; i < v.kItems; ++i)
-        if (i < v.count) atomicAdd(&wide[v.z[i] >> k], 1ull);
+        if (i < v.count) atomicAdd(&out[v.z[i] >> bb.k], 1ull);
       continue;
     }
-    if (tile.box != current) {
-      if (current != ~0u) {
-        __syncthreads();
-        flush_counts(counts, bins, out);
-      }
-      current = tile.box;
-      bins = box_bins;
-      k0 = k;
-      out = hist + uint64_t{b.slot} * kHistBins;
-      __syncthreads();  // the flush has read every counter
-      for (uint32_t s = threadIdx.x; s < bins; s += kEncodeThreads) counts[s] = 0;
-      __syncthreads();
-    }
+    counts.open(tile.box, bb.bins, out);
     const TileValues<kEncodeThreads> v(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
-      if (i < v.count) atomicAdd(&counts[v.z[i] >> k0], 1u);
+      if (i < v.count) atomicAdd(&shared[v.z[i] >> bb.k], 1u);
   }
-  if (current == ~0u) return;
-  __syncthreads();
-  flush_counts(counts, bins, out);
+  counts.close();
 }
 
-__device__ void flush_wide(const uint32_t* pairs, uint32_t words, unsigned long long* out) {
-  for (uint32_t w = threadIdx.x; w < words; w += kWideThreads) {
-    const uint32_t p = pairs[w];
-    if (p & 0xFFFF) atomicAdd(&out[2 * w], static_cast<unsigned long long>(p & 0xFFFF));
-    if (p >> 16) atomicAdd(&out[2 * w + 1], static_cast<unsigned long long>(p >> 16));
+struct FlushPairs {  // 16-bit counters, two a word
+  __device__ void operator()(const uint32_t* pairs, uint32_t words, unsigned long long* out) const {
+    for (uint32_t w = threadIdx.x; w < words; w += kWideThreads) {
+      const uint32_t p = pairs[w];
+      if (p & 0xFFFF) atomicAdd(&out[2 * w], static_cast<unsigned long long>(p & 0xFFFF));
+      if (p >> 16) atomicAdd(&out[2 * w + 1], static_cast<unsigned long long>(p >> 16));
+    }
   }
-}
+};
 
 // Where no box is wide (most images), a chunk costs one look at its tiles,
 // all at once (a block per chunk, each looking at 16 tiles in turn, took
 // 0.14 ms at 8192^2 for nothing).
 __device__ bool wide_tile(const EncodeBox* boxes, const EncodeTile* tiles, const uint32_t* tops, uint32_t ti) {
   const EncodeBox& b = boxes[tiles[ti].box];
-  const uint32_t top = tops[b.slot];
-  return (top >> wavelet::shift_rule::smallest_shift(top)) + 1 > kSharedBins && b.n >= kWideMinValues;
+  return wide_box(b, box_bins(tops[b.slot]).bins);
 }
 
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles,
@@ -252,39 +275,22 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, tiles, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
-  uint32_t current = ~0u, words = 0, k0 = 0;
-  unsigned long long* out = nullptr;
+  BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   for (uint32_t ti = first; ti < end; ++ti) {
     const EncodeTile tile = tiles[ti];
     const EncodeBox b = boxes[tile.box];
-    const uint32_t top = tops[b.slot];
-    const unsigned k = wavelet::shift_rule::smallest_shift(top);
-    const uint32_t bins = (top >> k) + 1;
-    if (bins <= kSharedBins || b.n < kWideMinValues) continue;  // uniform across the block
-    if (tile.box != current) {
-      if (current != ~0u) {
-        __syncthreads();
-        flush_wide(pairs, words, out);
-      }
-      current = tile.box;
-      words = (bins + 1) / 2;
-      k0 = k;
-      out = hist + uint64_t{b.slot} * kHistBins;
-      __syncthreads();  // the flush has read every word
-      for (uint32_t w = threadIdx.x; w < words; w += kWideThreads) pairs[w] = 0;
-      __syncthreads();
-    }
+    const BoxBins bb = box_bins(tops[b.slot]);
+    if (!wide_box(b, bb.bins)) continue;  // uniform across the block
+    counts.open(tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
     const TileValues<kWideThreads> values(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < values.kItems; ++i)
       if (i < values.count) {
-        const uint32_t v = values.z[i] >> k0;
+        const uint32_t v = values.z[i] >> bb.k;
         atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
       }
   }
-  if (current == ~0u) return;
-  __syncthreads();
-  flush_wide(pairs, words, out);
+  counts.close();
 }
 
 // Chunks of kWideTiles tiles, a block taking every gridDim.x-th: the tiles

@@ -141,8 +141,14 @@ FrameHeader read_fixed_header(const uint8_t* d, std::size_t available, uint64_t 
 
 ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
   ParsedFrame f = parse_frame_header(d, available, available, at);
+  check_payload_padding(f);
+  return f;
+}
+
+void check_payload_padding(const ParsedFrame& f) {
   // Alignment padding between chunks and at the end must be zero, so that no
   // bit of a frame escapes every check.
+  const uint64_t at = f.stream_offset;
   const uint64_t used = f.offsets.empty() ? 0 : f.offsets.back() + align_up(f.index.back().stored_bytes, 4);
   for (uint64_t c = 0; c < f.index.size(); ++c)
     for (uint64_t i = f.offsets[c] + f.index[c].stored_bytes; i < f.offsets[c] + align_up(f.index[c].stored_bytes, 4); ++i)
@@ -151,7 +157,6 @@ ParsedFrame parse_frame(const uint8_t* d, std::size_t available, uint64_t at) {
   for (uint64_t i = used; i < f.header.frame_bytes - f.header.header_area_bytes(); ++i)
     SAFETY_CHECK(f.payload[i] == 0, ErrorCode::corrupt_stream, "payload padding of the frame at byte ", at,
                  " is not zero");
-  return f;
 }
 
 ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::size_t stream_available, uint64_t at) {

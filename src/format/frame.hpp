@@ -99,4 +99,9 @@ ParsedFrame parse_frame(const uint8_t* data, std::size_t available, uint64_t str
 ParsedFrame parse_frame_header(const uint8_t* data, std::size_t available, std::size_t stream_available,
                                uint64_t stream_offset);
 
+// The rest of parse_frame's checks, on a frame parse_frame_header read from
+// the whole frame in memory (payload meaningful): every padding byte of the
+// payload is zero.
+void check_payload_padding(const ParsedFrame& frame);
+
 }  // namespace vlec::format

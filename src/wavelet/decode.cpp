@@ -25,13 +25,13 @@ namespace {
 
 constexpr std::size_t kLargeGroup = std::size_t{1} << 20;
 
-// The embedded frame of group g, parsed and checked against the table.
-format::ParsedFrame embedded_frame(const ParsedWavelet& w, std::size_t g, bool whole) {
+// The embedded frame of group g: its header area parsed and checked against
+// the table (the payload's padding is decode_group's to check).
+format::ParsedFrame embedded_frame(const ParsedWavelet& w, std::size_t g) {
   const Group& gr = w.header.groups[g];
   const uint8_t* at = w.payload + gr.frame_offset;
   const uint64_t where = w.stream_offset + w.frame.header_area_bytes() + gr.frame_offset;
-  format::ParsedFrame f = whole ? format::parse_frame(at, gr.frame_bytes, where)
-                                : format::parse_frame_header(at, gr.frame_bytes, gr.frame_bytes, where);
+  format::ParsedFrame f = format::parse_frame_header(at, gr.frame_bytes, gr.frame_bytes, where);
   SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
                " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
   SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",
@@ -40,10 +40,12 @@ format::ParsedFrame embedded_frame(const ParsedWavelet& w, std::size_t g, bool w
   return f;
 }
 
-void decode_group(const ParsedWavelet& w, std::size_t g, const DwtShape& shape, const Subbands& sb, int32_t* planes,
-                  unsigned threads) {
+// Group g from its parsed embedded frame `f` (parse_frame's remaining
+// check, the payload's padding, first).
+void decode_group(const ParsedWavelet& w, std::size_t g, const format::ParsedFrame& f, const DwtShape& shape,
+                  const Subbands& sb, int32_t* planes, unsigned threads) {
   const Group& gr = w.header.groups[g];
-  const format::ParsedFrame f = embedded_frame(w, g, true);
+  format::check_payload_padding(f);
   std::vector<uint8_t> symbols(gr.samples * f.header.width);
   cpu::decompress_frame(f, symbols.data(), threads);
   combine_into(symbols.data(), f.header.width, w.payload + gr.bits_offset, gr.samples, gr.shift, shape,
@@ -66,16 +68,17 @@ void decompress(const ParsedWavelet& w, uint8_t* out, unsigned threads) {
   // the GPU reader does: with damage in several groups, the error is the
   // lowest damaged header's on both backends, whatever order the groups are
   // decoded in (large ones first, each on all threads; the rest side by side).
-  for (std::size_t g = 0; g < h.groups.size(); ++g) (void)embedded_frame(w, g, false);
+  std::vector<format::ParsedFrame> frames(h.groups.size());
+  for (std::size_t g = 0; g < h.groups.size(); ++g) frames[g] = embedded_frame(w, g);
   std::vector<std::size_t> small;
   for (std::size_t g = 0; g < h.groups.size(); ++g) {
     if (h.groups[g].samples >= kLargeGroup)
-      decode_group(w, g, shape, sb, planes, threads);
+      decode_group(w, g, frames[g], shape, sb, planes, threads);
     else
       small.push_back(g);
   }
   parallel_for(small.size(), resolve_threads(threads, small.size()),
-               [&](std::size_t i) { decode_group(w, small[i], shape, sb, planes, 1); });
+               [&](std::size_t i) { decode_group(w, small[i], frames[small[i]], shape, sb, planes, 1); });
 
   DwtOptions d;
   d.levels = h.levels;
@@ -111,7 +114,7 @@ FrameInfo frame_info(const ParsedWavelet& w) {
   fi.chunk_elements = 0;
   fi.chunks = w.header.groups.size();  // groups, each an embedded frame
   for (std::size_t g = 0; g < w.header.groups.size(); ++g) {
-    const format::ParsedFrame f = embedded_frame(w, g, false);
+    const format::ParsedFrame f = embedded_frame(w, g);
     fi.raw_chunks += f.header.codec == Codec::raw;
     fi.max_code_length = std::max(fi.max_code_length, f.codebooks[0].max_length);
     fi.alphabet_size = std::max(fi.alphabet_size, f.codebooks[0].alphabet_size);
