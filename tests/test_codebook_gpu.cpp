@@ -228,7 +228,7 @@ float median_us(GpuBuilder& gpu, const std::function<void()>& enqueue) {
 
 // One histogram: the median as enqueued and as a graph, then block 0's stage
 // stamps (codebook_gpu.hpp) of one more build, and the output checked.
-void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what) {
+void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32_t serial_all = cl::kSerialAll) {
   const uint32_t cap = static_cast<uint32_t>(h.size());
   gpu.upload(h);
   const float direct = median_us(gpu, [&] { gpu.enqueue(0); });
@@ -244,19 +244,19 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what) {
   cudaGraphDestroy(graph);
   const std::vector<uint64_t> desc = keys_desc(h);
   cl::ClTrace tr;
-  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr);
+  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all);
   else if (cap <= 8192) cl::generate_cl_host(desc, 1024, 4, &tr);
   else cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
   const uint32_t serial = tr.serial_from == ~0u ? 0 : static_cast<uint32_t>(desc.size()) - 1 - tr.serial_from;
   std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges): median %7.1f us "
               "enqueued, %7.1f us as a graph\n",
               cap, what, tr.phases, tr.tiles, serial, direct, graphed);
-  cuda::DeviceBuffer<uint64_t> stamps(32);
-  CK(cudaMemset(stamps.get(), 0, 32 * sizeof(uint64_t)));
+  cuda::DeviceBuffer<uint64_t> stamps(40);
+  CK(cudaMemset(stamps.get(), 0, 40 * sizeof(uint64_t)));
   cuda::set_codebook_profile(stamps.get());
   gpu.enqueue(0);
   cuda::set_codebook_profile(nullptr);
-  uint64_t st[32];
+  uint64_t st[40];
   CK(cudaStreamSynchronize(gpu.stream()));
   CK(cudaMemcpy(st, stamps.get(), sizeof st, cudaMemcpyDeviceToHost));
   const char* names[] = {"counts", "sort", "leaves", "tree", "plan", "lengths", "codes"};
@@ -270,6 +270,11 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what) {
               static_cast<unsigned long long>(st[24] - st[21]), static_cast<unsigned long long>(st[25] - st[24]),
               static_cast<unsigned long long>(st[22] - st[25]), static_cast<unsigned long long>(st[26] - st[22]),
               static_cast<unsigned long long>(st[27] - st[26]), static_cast<unsigned long long>(st[23] - st[27]));
+  if (st[37])  // the block tiles' tree (cycles)
+    std::printf("  tree: %llu tiles %llu (largest own work %llu, largest barrier wait %llu), depths %llu, bl_count %llu\n",
+                static_cast<unsigned long long>(st[37]), static_cast<unsigned long long>(st[32]),
+                static_cast<unsigned long long>(st[33]), static_cast<unsigned long long>(st[34]),
+                static_cast<unsigned long long>(st[35]), static_cast<unsigned long long>(st[36]));
   expect_same(gpu.download(), cpu_codebook(h, 0));
   ::testing::Test::RecordProperty(std::string("graph_median_us_") + what + "_" + std::to_string(cap),
                                   std::to_string(graphed));
@@ -296,6 +301,24 @@ TEST(GpuCodebook, Timing) {
   cuda::set_codebook_staged_sort(false);  // the cluster's sort scattering straight from registers
   time_codebook(gpu, timing_histogram(65536), "laplace/rs");
   cuda::set_codebook_staged_sort(true);
+  // The whole tree by one thread's two-queue loop (serial_tree) up to 1,024 present symbols.
+  cuda::set_codebook_serial_all(cl::kWarpTreeMax);
+  std::mt19937_64 rng2(test::base_seed() + 24);
+  for (uint32_t cap : {256u, 1024u}) time_codebook(gpu, timing_histogram(cap), "laplace/s", cl::kWarpTreeMax);
+  {
+    Histogram geo(256), few(256, 0);
+    for (uint32_t s = 0; s < 256; ++s) geo[s] = 1 + static_cast<uint64_t>(1e15 * std::pow(0.88, s)) + s % 7;
+    for (uint32_t s = 0; s < 59; ++s) few[s] = 1 + static_cast<uint64_t>(3e8 * std::pow(0.7, s));
+    time_codebook(gpu, geo, "geometric/s", cl::kWarpTreeMax);
+    time_codebook(gpu, few, "59-skew/s", cl::kWarpTreeMax);
+  }
+  {
+    Histogram h = make_histogram(rng2, 7, 256);
+    for (uint64_t& c : h) c = 1 + c % 1000000;
+    time_codebook(gpu, h, "random/s", cl::kWarpTreeMax);
+    time_codebook(gpu, Histogram(256, 4096), "equal/s", cl::kWarpTreeMax);
+  }
+  cuda::set_codebook_serial_all(cl::kSerialAll);
 }
 
 }  // namespace

@@ -151,14 +151,26 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
     ASSERT_EQ(tr.inner_w, ref.inner_w);
     ASSERT_EQ(tr.leafkids, ref.leafkids);
     ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, tr.parent.begin()));  // all but the root
+    {  // the whole tree by the serial loop (serial_tree, as set_codebook_serial_all allows): the same tree
+      cl::ClTrace whole;
+      ASSERT_EQ(cl::warp_tree_host(desc, whole, cl::kWarpTreeMax), bl);
+      ASSERT_EQ(whole.serial_from, 0u);
+      ASSERT_EQ(whole.inner_w, ref.inner_w);
+      ASSERT_EQ(whole.leafkids, ref.leafkids);
+      ASSERT_EQ(whole.parent, tr.parent);
+    }
     if (total_below_2_32(desc)) {  // the kernel's 32-bit weights: the same tree
-      cl::ClTrace narrow;
+      cl::ClTrace narrow, whole;
       const auto bl32 = cl::warp_tree_host<uint32_t>(desc, narrow);
       ASSERT_FALSE(narrow.hazard);
       ASSERT_EQ(bl32, bl);
       ASSERT_EQ(narrow.inner_w, ref.inner_w);
       ASSERT_EQ(narrow.leafkids, ref.leafkids);
       ASSERT_EQ(narrow.parent, tr.parent);
+      ASSERT_EQ(cl::warp_tree_host<uint32_t>(desc, whole, cl::kWarpTreeMax), bl);
+      ASSERT_EQ(whole.inner_w, ref.inner_w);
+      ASSERT_EQ(whole.leafkids, ref.leafkids);
+      ASSERT_EQ(whole.parent, tr.parent);
       ++narrow_cases;
     }
   }
@@ -199,11 +211,18 @@ TEST(GenerateCl, WarpTreeEdgeShapes) {
     const TwoQueueTree ref = two_queue_tree(desc);
     ASSERT_EQ(tr.inner_w, ref.inner_w);
     ASSERT_EQ(tr.leafkids, ref.leafkids);
+    cl::ClTrace whole;  // the whole tree by the serial loop
+    ASSERT_EQ(cl::warp_tree_host(desc, whole, cl::kWarpTreeMax), bl);
+    ASSERT_EQ(whole.inner_w, ref.inner_w);
+    ASSERT_EQ(whole.leafkids, ref.leafkids);
     if (total_below_2_32(desc)) {
-      cl::ClTrace narrow;
+      cl::ClTrace narrow, whole32;
       ASSERT_EQ(cl::warp_tree_host<uint32_t>(desc, narrow), bl);
       ASSERT_FALSE(narrow.hazard);
       ASSERT_EQ(narrow.inner_w, ref.inner_w);
+      ASSERT_EQ(cl::warp_tree_host<uint32_t>(desc, whole32, cl::kWarpTreeMax), bl);
+      ASSERT_EQ(whole32.inner_w, ref.inner_w);
+      ASSERT_EQ(whole32.leafkids, ref.leafkids);
     }
   }
 }

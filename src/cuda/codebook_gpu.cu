@@ -46,9 +46,10 @@
 //              merged nodes a round (ballots and shuffles, no data-dependent
 //              branch per node), in 32-bit weights when the counts total
 //              below 2^32; depths by pointer jumping over the whole block.
-//              Measured on the H100 (clock64): the CPU's two-queue loop on
-//              one thread takes ~190 cycles a merge (48 k cycles at 256
-//              symbols); a warp round of up to 32 merged nodes ~850 cycles
+//              Measured on the H100 (clock64): the two-queue loop on one
+//              thread took ~190 cycles a merge with a branch per pick (48 k
+//              cycles at 256 symbols), ~135 branch-free (serial_tree: 42-44
+//              k cycles with the depths); a warp round of up to 32 merged nodes ~850 cycles
 //              and a phase's own steps ~800, all latency of one warp's
 //              dependent instructions (~5 cycles each): 27.8 k cycles for the
 //              Laplace 256 (22 phases). Skewed trees (a pair or two a phase)
@@ -138,13 +139,15 @@ TempLayout temp_layout(uint32_t cap) {
 
 std::atomic<uint64_t*> g_stamps{nullptr};
 std::atomic<uint32_t> g_staged_sort{1};
+std::atomic<uint32_t> g_serial_all{cl::kSerialAll};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
                    cudaStream_t stream) {
   allow_smem<NT, ITEMS, false>();
   codebook_kernel<NT, ITEMS, false><<<1, NT, Smem<NT, ITEMS, false>::total, stream>>>(d_hist, cap, limit, out, Temp{},
-                                                                                      g_stamps.load(), g_staged_sort.load());
+                                                                                      g_stamps.load(), g_staged_sort.load(),
+                                                                                      g_serial_all.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -160,6 +163,8 @@ std::size_t codebook_temp_bytes(uint32_t alphabet_capacity) {
 void set_codebook_profile(uint64_t* d_stamps) { g_stamps.store(d_stamps); }
 
 void set_codebook_staged_sort(bool staged) { g_staged_sort.store(staged ? 1 : 0); }
+
+void set_codebook_serial_all(uint32_t symbols) { g_serial_all.store(symbols); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -191,7 +196,7 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
-                                out, tmp, g_stamps.load(), g_staged_sort.load()));
+                                out, tmp, g_stamps.load(), g_staged_sort.load(), g_serial_all.load()));
 }
 
 }  // namespace vlec::cuda

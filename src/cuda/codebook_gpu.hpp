@@ -55,7 +55,11 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done) and
 // inside the last two (8 candidates' bits summed, 9 candidate chosen, 10
 // codes per length counted, 11 scans done), %globaltimer in d_stamps[stage]
-// and clock64 in d_stamps[16 + stage] (d_stamps: 32 u64 on the device).
+// and clock64 in d_stamps[16 + stage]; for trees built by block tiles (above
+// 1,024 present symbols), inside the tree stage, in cycles: d_stamps[32] the
+// tiles, [33] the largest of any thread's own tile work summed over the
+// tiles, [34] the largest barrier wait so summed, [35] the depths, [36]
+// bl_count, and [37] the number of tiles (d_stamps: 40 u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 
@@ -63,5 +67,10 @@ void set_codebook_profile(uint64_t* d_stamps);
 // shared memory before its cluster-wide scatter (the default) or scatters
 // them straight from registers. For timing only.
 void set_codebook_staged_sort(bool staged);
+
+// Diagnostics: up to how many present symbols one thread builds the whole
+// tree with the two-queue loop (warp_tree.hpp, serial_tree) instead of the
+// warp's phases; the default is cl::kSerialAll. For timing only.
+void set_codebook_serial_all(uint32_t symbols);
 
 }  // namespace vlec::cuda

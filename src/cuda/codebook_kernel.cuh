@@ -104,7 +104,7 @@ __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t 
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
-                    uint64_t* stamps, uint32_t staged_sort) {
+                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -185,6 +185,7 @@ __global__ void __launch_bounds__(NT, 1)
   // 3. The tree (block 0) and the plan.
   ClArgs g{};
   g.m = m;
+  g.prof = stamps != nullptr && peers.rank == 0 ? stamps + 32 : nullptr;  // stamp slots 32..37
   if constexpr (kCluster) {
     for (uint32_t i = tid; i < S; i += NT)
       if (bS + i < cap) tmp.keys[bS + i] = keys[i], tmp.ranked[bS + i] = vals[i];
@@ -216,7 +217,7 @@ __global__ void __launch_bounds__(NT, 1)
       if constexpr (kCluster) {
         generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
       } else if (m <= kWarpTreeMax) {
-        warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), cls);
+        warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), serial_all, cls);
       } else if constexpr (S > kWarpTreeMax) {
         generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
       }

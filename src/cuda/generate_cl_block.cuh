@@ -33,6 +33,7 @@ struct ClArgs {
   uint8_t* leafkids;          // resident: shared; streaming: global
   uint16_t* parent_sh;        // streaming: shared copy for the depth pass (aliases the rings)
   uint8_t* depth;             // shared
+  uint64_t* prof = nullptr;   // diagnostics (codebook_gpu.hpp, set_codebook_profile): the stage's cycles
 };
 
 template <bool kStream>
@@ -77,6 +78,12 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
   __syncthreads();
   DeviceSink<kStream> sink{g.node, R - 1, g.inner_w, g.leafkids, g.parent};
   Cursor cur;
+  // Diagnostics: thread 0's cycles in the tiles, and every thread's own tile
+  // work (merge) and barrier waits summed, the largest of each kept.
+  __shared__ unsigned long long s_prof[2];
+  const bool prof = g.prof != nullptr;
+  uint64_t own = 0, waited = 0, t_loop = prof ? clock64() : 0;
+  if (prof && tid < 2) s_prof[tid] = 0;
   while (cur.k_start + 1 < m) {
     Tile v = cl_tile_setup(cur, T, m, R);
     if (kStream) {
@@ -94,13 +101,21 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
       __trap();  // cannot happen in a resident layout (R >= 3m/4)
     }
     const RingView w = cl_view(cur, v, g.leaf, kStream ? LR - 1 : ~0u, g.node, R - 1, g.bx);
+    const uint64_t t0 = prof ? clock64() : 0;
     cl_merge_thread<IPT>(tid, T, cur, v, w, sink, &sh.rep[cur.tile & 1]);  // sets v.t on a phase's first tile
     if (kStream) __pipeline_wait_prior(0);
+    const uint64_t t1 = prof ? clock64() : 0;
     __syncthreads();
+    if (prof) own += t1 - t0, waited += clock64() - t1;
     if (cl_advance(cur, v, sh.rep[(cur.tile) & 1]) && tid == 0 && cur.phase <= kMaxPhases)
       sh.phase_start[cur.phase] = cur.k_start;
   }
   __syncthreads();
+  if (prof) {
+    atomicMax(&s_prof[0], static_cast<unsigned long long>(own));
+    atomicMax(&s_prof[1], static_cast<unsigned long long>(waited));
+  }
+  const uint64_t t_depth = prof ? clock64() : 0;
   const uint16_t* parent = g.parent;
   if (kStream) {  // the parents, 16 bytes a copy, into shared memory (the rings are dead)
     const uint32_t chunks = (2 * (m - 1) + 15) / 16;
@@ -136,8 +151,17 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
     if (tid == 0) cl_depth_sequential(root, parent, g.depth);
     __syncthreads();
   }
+  const uint64_t t_count = prof ? clock64() : 0;
   cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
   __syncthreads();
+  if (prof && tid == 0) {  // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depths, [4] bl_count, [5] tiles done
+    g.prof[0] = t_depth - t_loop;
+    g.prof[1] = s_prof[0];
+    g.prof[2] = s_prof[1];
+    g.prof[3] = t_count - t_depth;
+    g.prof[4] = clock64() - t_count;
+    g.prof[5] = cur.tile;
+  }
 }
 
 #endif  // __CUDACC__

@@ -7,8 +7,9 @@
 // by node against the two-queue construction.
 //
 // Why one warp: at a few hundred symbols a phase melds a few dozen nodes, so
-// what costs is latency, not work. The CPU's loop on one thread pays ~190
-// cycles a merge on the H100 (each pick waits on a shared-memory load), and a
+// what costs is latency, not work. The two-queue loop on one thread pays
+// ~135 cycles a merge on the H100 (serial_tree below; ~190 with a branch per
+// pick), and a
 // block-wide phase pays block barriers and hundreds of threads searching. Here
 // a phase is: the threshold t (four broadcast loads), the number of leaves
 // <= t (a 32-ary search: one probe a lane, a ballot, ~2 rounds), then the
@@ -78,45 +79,71 @@ VLEC_HD inline W heads_threshold(uint32_t na, uint32_t nb, W a0, W a1, W b0, W b
 
 // The rest of the tree by the CPU's own two-queue loop on one thread, from a
 // state the loop passes through (x leaves and y nodes consumed, k made: the
-// state after any phase). ~190 cycles a merge on the H100, against ~1.2 k
-// cycles a warp phase: skewed counts (a few pairs a phase) end this way.
-// leaf: the m weights, ascending; node: internal weights (node k at k & nmask);
-// parent[y] = the node that consumes node y; leafkids[k] = leaf children.
-// The two heads of each queue live in registers and the loads run two picks
-// ahead, so a pick waits on a compare, not on a shared-memory load. (An empty
-// slot's value is never compared: `x < m` and `y < k` guard.)
-VLEC_HD inline void cl_tree_serial_from(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask,
-                                        uint16_t* parent, uint8_t* leafkids, uint32_t x, uint32_t y, uint32_t k) {
-  uint64_t l0 = x < m ? leaf[x] : 0, l1 = x + 1 < m ? leaf[x + 1] : 0;
-  uint64_t n0 = y < k ? node[y & nmask] : 0, n1 = y + 1 < k ? node[(y + 1) & nmask] : 0;
+// state after any phase). leaf: the m weights, ascending; node: internal
+// weights (node k at k & nmask); parent[y] = the node that consumes node y;
+// leafkids[k] = leaf children. Weights are read and summed in W.
+//
+// Why it is short: a single thread's time is its chain of dependent
+// instructions, so a merge decides both picks at once and branches nowhere.
+// The first two entries of each queue decide the merge (the leaf wins ties):
+// two leaves if the second leaf is <= the first node, two nodes if the second
+// node is < the first leaf, else one of each; the three possible sums are
+// formed beside the compares and one is selected. Each queue's next four
+// entries wait in registers (a window) and shift by what the merge took; the
+// two entries that enter a window are loaded a merge before any compare reads
+// them, so no compare waits on shared memory. Measured on the H100: ~135
+// cycles a merge (the pick-by-pick loop with branches took ~190); what is
+// left is the loop's ~75 instructions a merge on one thread.
+//
+// Window invariant, at the start of each merge: l_j = leaf[x + j] where
+// x + j < m, n_j = node[y + j] where y + j < k (other entries are unused).
+// The node made here is the window's entry only where its position is y' or
+// y' + 1; entries 2 and 3 are loaded after it is stored.
+template <class W>
+VLEC_HD inline void serial_tree(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask, uint16_t* parent,
+                                uint8_t* leafkids, uint32_t x, uint32_t y, uint32_t k) {
+  if (k + 1 >= m) return;
+  const uint32_t last = m - 1;
+  auto leaf_at = [&](uint32_t i) { return static_cast<W>(leaf[min_u32(i, last)]); };
+  auto node_at = [&](uint32_t i, uint32_t made) { return static_cast<W>(node[min_u32(i, made) & nmask]); };
+  W l0 = leaf_at(x), l1 = leaf_at(x + 1), l2 = leaf_at(x + 2), l3 = leaf_at(x + 3);
+  W n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+  if (y < k) n0 = node_at(y, k - 1);
+  if (y + 1 < k) n1 = node_at(y + 1, k - 1);
+  if (y + 2 < k) n2 = node_at(y + 2, k - 1);
+  if (y + 3 < k) n3 = node_at(y + 3, k - 1);
   for (; k + 1 < m; ++k) {
-    uint64_t sum = 0;
-    uint32_t leaves = 0;
-    for (int pick = 0; pick < 2; ++pick) {
-      if (x < m && (y >= k || l0 <= n0)) {  // a leaf wins ties, and any pick while no node waits
-        sum = sat_add(sum, l0);
-        ++leaves;
-        l0 = l1;
-        l1 = x + 2 < m ? leaf[x + 2] : 0;
-        ++x;
-      } else {
-        sum = sat_add(sum, n0);
-        parent[y] = static_cast<uint16_t>(k);
-        n0 = n1;
-        n1 = y + 2 < k ? node[(y + 2) & nmask] : 0;
-        ++y;
-      }
-    }
+    const bool hl0 = x < m, hl1 = x + 1 < m, hn0 = y < k, hn1 = y + 1 < k;
+    const bool first_leaf = hl0 && (!hn0 || l0 <= n0);
+    const bool two_leaves = first_leaf && hl1 && (!hn0 || l1 <= n0);
+    const bool two_nodes = !first_leaf && hn1 && (!hl0 || n1 < l0);
+    const uint32_t dx = two_leaves ? 2u : two_nodes ? 0u : 1u, dy = 2 - dx;
+    const W sum_ll = sat_add_w<W>(l0, l1), sum_ln = sat_add_w<W>(l0, n0), sum_nn = sat_add_w<W>(n0, n1);
+    const W sum = two_leaves ? sum_ll : two_nodes ? sum_nn : sum_ln;
     node[k & nmask] = sum;
-    leafkids[k] = static_cast<uint8_t>(leaves);
-    // Node k joins its queue: as a head if fewer than two nodes wait.
-    if (k == y) n0 = sum;
-    else if (k == y + 1) n1 = sum;
+    leafkids[k] = static_cast<uint8_t>(dx);
+    if (dy >= 1) parent[y] = static_cast<uint16_t>(k);
+    if (dy == 2) parent[y + 1] = static_cast<uint16_t>(k);
+    // Shift the windows; node k sits at position k.
+    const uint32_t yn = y + dy;
+    const W m0 = dy == 0 ? n0 : dy == 1 ? n1 : n2, m1 = dy == 0 ? n1 : dy == 1 ? n2 : n3;
+    n0 = yn == k ? sum : m0;
+    n1 = yn + 1 == k ? sum : m1;
+    n2 = node_at(yn + 2, k);
+    n3 = node_at(yn + 3, k);
+    const W k0 = dx == 0 ? l0 : dx == 1 ? l1 : l2, k1 = dx == 0 ? l1 : dx == 1 ? l2 : l3;
+    x += dx;
+    y = yn;
+    l0 = k0, l1 = k1;
+    l2 = leaf_at(x + 2);
+    l3 = leaf_at(x + 3);
   }
 }
 
-// When the serial loop builds the tree (measured on the H100: ~190 cycles a
-// merge serially, ~1.2 k cycles a warp phase). Skewed counts make phases of
+// When the serial loop builds the tree (measured on the H100: ~135 cycles a
+// merge serially, ~1.2 k cycles a warp phase; with every tree of up to 1,024
+// symbols serial, the Laplace 256 took 36.7 us against 27.7 with the phases,
+// bench/results/2026-11-26-h100-session9-serial-tree-codebook.log). Skewed counts make phases of
 // one or two pairs (a geometric tail: about one phase a symbol), flat counts
 // few large phases, and uniform random counts a few small phases first, then
 // large ones. So: up to kSerialAll present symbols the serial loop does it
@@ -185,12 +212,12 @@ __device__ __forceinline__ uint32_t warp_rank(W v, uint32_t n, W key) {
 // (most of them at a few hundred symbols) touches shared memory twice.
 template <class W>
 __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask,
-                                     uint16_t* parent, uint8_t* leafkids, W* mw, uint8_t* mt) {
+                                     uint16_t* parent, uint8_t* leafkids, W* mw, uint8_t* mt, uint32_t serial_all) {
   constexpr uint32_t kAll = 0xFFFFFFFFu;
   const uint32_t lane = threadIdx.x & 31;
   uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
-  if (m <= kSerialAll) {
-    if (lane == 0) cl_tree_serial_from(m, leaf, node, nmask, parent, leafkids, 0, 0, 0);
+  if (m <= serial_all) {
+    if (lane == 0) serial_tree<W>(m, leaf, node, nmask, parent, leafkids, 0, 0, 0);
     __syncwarp();
     return 0;
   }
@@ -244,7 +271,7 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
     }
     ++phase;
     if (hand_to_serial((a + q) / 2, m, k, run)) {  // warp-uniform
-      if (lane == 0) cl_tree_serial_from(m, leaf, node, nmask, parent, leafkids, x, y, k);
+      if (lane == 0) serial_tree<W>(m, leaf, node, nmask, parent, leafkids, x, y, k);
       break;
     }
   }
@@ -298,7 +325,7 @@ __device__ void depth_by_jumping(uint32_t m, uint16_t* parent, uint8_t* depth) {
 // longest length in sh.longest, like generate_cl_block. nmask: the node
 // array's mask (its size, a power of two, is >= 3m/4).
 template <int NT>
-__device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, ClShared& sh) {
+__device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, uint32_t serial_all, ClShared& sh) {
   __shared__ uint64_t mw[32];
   __shared__ uint8_t mt[32];
   const uint32_t tid = threadIdx.x, m = g.m;
@@ -311,8 +338,10 @@ __device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, Cl
     return;
   }
   if (tid < 32) {
-    if (narrow) warp_tree<uint32_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, reinterpret_cast<uint32_t*>(mw), mt);
-    else warp_tree<uint64_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, mw, mt);
+    if (narrow)
+      warp_tree<uint32_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, reinterpret_cast<uint32_t*>(mw), mt, serial_all);
+    else
+      warp_tree<uint64_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, mw, mt, serial_all);
   }
   __syncthreads();
   depth_by_jumping<NT, (kWarpTreeMax + NT - 1) / NT>(m, g.parent, g.depth);
@@ -331,7 +360,8 @@ __device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, Cl
 // is not a prefix of the lanes, two lanes of a round claim one merge slot,
 // or a slot stays empty.
 template <class W = uint64_t>
-std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& keys_desc, ClTrace& tr) {
+std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& keys_desc, ClTrace& tr,
+                                                    uint32_t serial_all = kSerialAll) {
   std::array<uint32_t, kMaxDepth + 1> bl{};
   const uint32_t m = static_cast<uint32_t>(keys_desc.size());
   tr = ClTrace{};
@@ -359,8 +389,8 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     return r;
   };
   uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
-  if (m <= kSerialAll) {
-    cl_tree_serial_from(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), 0, 0, 0);
+  if (m <= serial_all) {
+    serial_tree<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), 0, 0, 0);
     tr.serial_from = 0;
     k = m - 1;
   }
@@ -425,7 +455,7 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     }
     ++phase;
     if (hand_to_serial((a + q) / 2, m, k, run)) {
-      cl_tree_serial_from(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
+      serial_tree<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
       tr.serial_from = k;
       break;
     }
