@@ -182,6 +182,12 @@ int main(int argc, char** argv) {
           v.table.use_pairs = !a.table.use_pairs;
           variant(a.table.use_pairs ? "pair table off:" : "pair table on:", v);
         }
+        if (a.table.sub_entries > 0) {  // the second level read from global memory, then the default again
+          cuda::set_decode_sub_shared(false);
+          variant("second level in global memory:", a);
+          cuda::set_decode_sub_shared(true);
+          variant("second level where it fits (again):", a);
+        }
         // The measured alternatives, then the default again: the order of
         // the timings shows in the figures (docs/ARCHITECTURE.md), so the
         // default is timed first and last.

@@ -234,6 +234,7 @@ StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigne
   d.single_bits = plan.gpu_single_bits;
   d.pair_bits = plan.use_pairs ? plan.gpu_pair_bits : 0;
   d.max_length = plan.max_length;
+  d.sub_entries = plan.second_level ? static_cast<uint32_t>(plan.sub_entries) : 0;
   d.use_pairs = plan.use_pairs;
   return st;
 }

@@ -7,6 +7,7 @@
 // lookups) and why it is shaped so are in huffman_decode_lanes.cuh. The
 // kernel is specialised on the symbol type, K, pairs and long codes. Full
 // rows go block by block of the hash, so no row tests whether to hash.
+#include <atomic>
 #include <type_traits>
 
 #include "cuda/cuda_check.hpp"
@@ -19,6 +20,10 @@
 namespace vlec::cuda {
 
 namespace {
+
+// Diagnostics (set_decode_sub_shared): whether a second level that fits goes
+// to shared memory (the default) or is read from global memory.
+std::atomic<bool> g_sub_shared{true};
 
 using huffman::kGroup;
 using huffman::kLanes;
@@ -169,6 +174,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
       for (uint32_t i = threadIdx.x; i < Shape::kPairBytes / 16; i += blockDim.x) s_decode_tables[i] = pair[i];
     }
     if (kLong && threadIdx.x < 3 * kCanonSlots) s_canon[threadIdx.x] = a.table.canon[threadIdx.x];
+    if (kLong && a.table.sub_shared) {
+      uint32_t* s_sub = reinterpret_cast<uint32_t*>(s_decode_tables) + Shape::kSharedBytes / 4;
+      for (uint32_t i = threadIdx.x; i < a.table.sub_entries; i += blockDim.x) s_sub[i] = a.table.sub[i];
+    }
   }
   __syncthreads();
   const LongTables& t = a.table;
@@ -179,11 +188,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
 }
 
 template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant = 0>
-void launch_kernel(const HuffmanDecodeArgs& a, cudaStream_t stream) {
+void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
+  using Shape = TableShape<Sym, K, kPairs>;
   const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong, kVariant>;
-  const std::size_t smem = TableShape<Sym, K, kPairs>::kSharedBytes;
-  if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41 KiB) share an SM
+  HuffmanDecodeArgs a = args;
+  a.table.sub_shared = kLong && a.table.sub != nullptr && a.table.sub_entries > 0 &&
+                       a.table.sub_entries <= Shape::kMaxSharedSub && g_sub_shared.load(std::memory_order_relaxed);
+  const std::size_t smem = Shape::kSharedBytes + (a.table.sub_shared ? 4 * std::size_t{a.table.sub_entries} : 0);
+  if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41-43 KiB) share an SM
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+  if (smem > 48u << 10)  // cannot happen with kSharedBudget (43 KiB): kept as the guard of that bound
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
   uint64_t blocks = needed;
   if (a.resident_blocks) {
@@ -239,6 +254,8 @@ void launch_typed(const HuffmanDecodeArgs& a, cudaStream_t stream) {
 }
 
 }  // namespace
+
+void set_decode_sub_shared(bool shared) { g_sub_shared.store(shared); }
 
 void launch_huffman_decode(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   if (a.chunk_count == 0) return;

@@ -41,7 +41,9 @@ struct DeviceDecodeTable {
   const uint32_t* sorted = nullptr;   // symbols in canonical order
   const uint32_t* canon = nullptr;    // first[kCanonSlots], count[kCanonSlots], offset[kCanonSlots]
   unsigned single_bits = 0, pair_bits = 0, max_length = 0;
+  uint32_t sub_entries = 0;           // entries of `sub` (0: no second level)
   bool use_pairs = false;             // decode K >= 2 steps with the pair table
+  bool sub_shared = false;            // set by the launch: `sub` copied into shared memory
 };
 
 // Status codes a chunk decode leaves in `status[c]`.
@@ -80,5 +82,10 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& frame);
 
 // Enqueue the decode of every chunk on `stream`.
 void launch_huffman_decode(const HuffmanDecodeArgs& args, cudaStream_t stream);
+
+// Diagnostics: whether the decoder copies a second level that fits (see
+// TableShape::kMaxSharedSub, huffman_decode_lanes.cuh) into shared memory
+// (the default) or reads it from global memory. For gpu_bench's comparison.
+void set_decode_sub_shared(bool shared);
 
 }  // namespace vlec::cuda

@@ -52,6 +52,10 @@ struct TableShape {
   static constexpr unsigned kPairBits = sizeof(Sym) == 1 ? 13 : 12;
   static constexpr uint32_t kPairBytes = kPairs ? (sizeof(Sym) == 1 ? 4u : 8u) << kPairBits : 0;
   static constexpr uint32_t kSharedBytes = kPairBytes + (4u << kSingleBits);
+  // The second level goes to shared memory (after the tables) when the block
+  // still fits five to an SM: 5 x (43 KiB + the static tables + 1 KiB) <= 228 KiB.
+  static constexpr uint32_t kSharedBudget = 43u << 10;
+  static constexpr uint32_t kMaxSharedSub = kSharedBudget > kSharedBytes ? (kSharedBudget - kSharedBytes) / 4 : 0;
 };
 
 // The canonical arrays for long codes without a second level (kLong kernels).
@@ -77,13 +81,22 @@ __device__ __noinline__ inline uint32_t decode_canonical(const uint32_t* canon, 
 }
 
 // A code longer than the single table (entry `e` has kGpuLong): one load of
-// its second-level entry (global memory, through L1). `v` holds the lane's
-// next 32 bits (a code has at most 24).
-template <unsigned kSingleBits>
+// its second-level entry, from shared memory where the launch copied the
+// second level there (after the single table, at byte kSubOffset), else from
+// global memory through L1. `v` holds the lane's next 32 bits (a code has at
+// most 24).
+//
+// Why shared memory: where codes longer than the single table are common (u16
+// quantization codes of 65,536 bins: nearly every warp-step has a lane with
+// one), this load sits on every step's chain, and from global memory it
+// misses L1 whenever the chunk's streaming words have evicted the table.
+template <unsigned kSingleBits, uint32_t kSubOffset>
 __device__ __forceinline__ uint32_t decode_long(const LongTables& t, uint32_t e, uint32_t v) {
   const unsigned sub_bits = e & 31;
   if (sub_bits == 0) return decode_canonical(s_canon, t.sorted, kSingleBits + 1, t.max_length, v);
-  return __ldg(t.sub + ((e & ~huffman::kGpuLong) >> 5) + ((v >> kSingleBits) & ((1u << sub_bits) - 1)));
+  const uint32_t i = ((e & ~huffman::kGpuLong) >> 5) + ((v >> kSingleBits) & ((1u << sub_bits) - 1));
+  if (t.sub_shared) return reinterpret_cast<const uint32_t*>(s_decode_tables)[kSubOffset / 4 + i];
+  return __ldg(t.sub + i);
 }
 
 // One code from the single table: (length << 16) | symbol. A long code that
@@ -93,7 +106,7 @@ __device__ __forceinline__ uint32_t lookup_single(const LongTables& t, uint32_t 
   const uint32_t* single = reinterpret_cast<const uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
   uint32_t e = single[v & ((1u << Shape::kSingleBits) - 1)];
   if (kLong && (e & huffman::kGpuLong)) {
-    e = decode_long<Shape::kSingleBits>(t, e, v);
+    e = decode_long<Shape::kSingleBits, Shape::kSharedBytes>(t, e, v);
     if ((e >> 16) == 0 || (e >> 16) > bits) bad = 1, e = 0;
   }
   return e;
