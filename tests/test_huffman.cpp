@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <queue>
 #include <random>
@@ -141,6 +142,24 @@ TEST(Codebook, AutomaticLimitPolicy) {
     if (limit >= b.max_length) break;
     EXPECT_GT(coded_bits(h, ranked, limit_length_counts(unl, limit)), base + base / 512) << limit;
   }
+}
+
+// A histogram that a 12-bit limit would serve within the bound while 11 bits
+// would not: the policy (FORMAT §4.3) goes to 16, which codes better than 12
+// and decodes faster on both backends (writers before 2026-11-26 chose 12).
+TEST(Codebook, AutomaticLimitSkipsTwelve) {
+  Histogram h(64);
+  for (uint32_t s = 0; s < 64; ++s) h[s] = 1 + static_cast<uint64_t>(1e7 * std::pow(0.82, s));
+  const std::vector<uint32_t> ranked = rank_symbols(h);
+  const LengthCounts unl = huffman_length_counts(h);
+  const uint64_t base = coded_bits(h, ranked, limit_length_counts(unl, 24));
+  ASSERT_GT(coded_bits(h, ranked, limit_length_counts(unl, 11)), base + base / 512);
+  const uint64_t b12 = coded_bits(h, ranked, limit_length_counts(unl, 12));
+  ASSERT_LE(b12, base + base / 512);  // the old policy's choice
+  const Codebook b = build_codebook(h);
+  EXPECT_EQ(b.max_length, 16u);
+  EXPECT_LT(book_bits(h, b), b12);
+  EXPECT_EQ(book_bits(h, b), coded_bits(h, ranked, limit_length_counts(unl, 16)));
 }
 
 TEST(Codebook, LargestAlphabet) {

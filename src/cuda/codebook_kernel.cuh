@@ -17,7 +17,7 @@
 //      sorted keys, reversed in place) for one block, streaming layout
 //      (sorted keys through global memory, node weights, parents and leaf
 //      counts in global memory, parents copied back for the depth pass) for a
-//      cluster. Then bl_count, and the four candidates' limited counts.
+//      cluster. Then bl_count, and the three candidates' limited counts.
 //   4. per rank: each candidate's length and coded bits; every block sums
 //      every block's bits and picks the same candidate; lengths scattered to
 //      the blocks that own the symbols.

@@ -81,7 +81,7 @@ VLEC_HD inline void limit_counts(const uint32_t* bl, uint32_t limit, uint32_t* o
 }
 
 // The automatic policy's candidate c (docs/FORMAT.md §4.3), in the CPU's order.
-VLEC_HD inline uint32_t auto_limit(uint32_t c) { return c == 0 ? 11 : c == 1 ? 12 : c == 2 ? 16 : 24; }
+VLEC_HD inline uint32_t auto_limit(uint32_t c) { return c == 0 ? 11 : c == 1 ? 16 : 24; }
 
 // bound[l] = codes of length <= l. The length of rank r: the least l with r < bound[l] (0: none).
 VLEC_HD inline uint32_t len_of_rank(const uint32_t* bound, uint32_t r) {

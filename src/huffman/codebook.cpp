@@ -210,7 +210,8 @@ Codebook build_codebook(const Histogram& hist, unsigned length_limit) {
     counts = limit_length_counts(unlimited, length_limit);
   } else {
     // The shortest candidate limit that costs at most 1/512 (~0.2%) over the
-    // 24-bit-limited code: short limits make smaller, faster decode tables.
+    // 24-bit-limited code: 11 bits fit every code in the decoders' single
+    // tables, 16 lets them take two symbols a refill (FORMAT §4.3).
     const uint64_t base = coded_bits(hist, ranked, limit_length_counts(unlimited, kMaxCodeLength));
     counts = limit_length_counts(unlimited, kMaxCodeLength);
     for (unsigned limit : kAutoLengthLimits) {

@@ -24,7 +24,10 @@ constexpr unsigned kMaxCodeLength = 24;    // longest code the format allows
 constexpr unsigned kMaxTreeDepth = 128;    // bound on unlimited Huffman depth for 64-bit counts
 
 // The length limits the automatic policy chooses among (docs/FORMAT.md §4.3).
-constexpr std::array<unsigned, 4> kAutoLengthLimits = {11, 12, 16, 24};
+// 12 was one until writers of 2026-11-26: it decoded slower than 16 on both
+// backends (its squeezed lengths make more two-code steps miss the pair
+// table) while coding worse (docs/ARCHITECTURE.md, "Code length limits").
+constexpr std::array<unsigned, 3> kAutoLengthLimits = {11, 16, 24};
 
 using Histogram = std::vector<uint64_t>;  // index = symbol value
 
