@@ -257,6 +257,12 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
   return p;
 }
 
+// Whether the inverse transform writes the samples straight (one plane in
+// the machine's byte order: no colour transform, interleave or byte swap).
+bool direct_samples(const wavelet::Header& h) {
+  return h.image.planes == 1 && (h.image.dtype == DType::u8 || !h.big_endian);
+}
+
 void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
   const wavelet::Header& h = p.w.header;
   // Every group's chunk statuses and the frame's status words, one wait.
@@ -283,7 +289,8 @@ void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
   for (unsigned pl = 0; pl < h.image.planes; ++pl)
     SAFETY_CHECK(st[wavelet_gpu::kStatusDwt + pl] == none, ErrorCode::corrupt_stream, "wavelet frame at byte ",
                  p.w.stream_offset, ": plane ", pl, " does not invert (sample ", st[wavelet_gpu::kStatusDwt + pl],
-                 " falls outside the transform's range)");
+                 direct_samples(h) ? " falls outside the transform's range or the sample type)"
+                                   : " falls outside the transform's range)");
   SAFETY_CHECK(st[wavelet_gpu::kStatusRange] == none, ErrorCode::corrupt_stream,
                "wavelet frame decodes a sample outside the sample type at pixel ", st[wavelet_gpu::kStatusRange]);
   SAFETY_CHECK(st[wavelet_gpu::kStatusHash] == h.samples_checksum, ErrorCode::checksum_mismatch,
@@ -395,27 +402,38 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   wg::launch_scatter(sa, stream);
   phase(2);
 
-  for (unsigned pl = 0; pl < h.image.planes; ++pl)
-    device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
-                          reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
-                          stream);
-
-  phase(3);
   const std::size_t prefix = h.prefix.size();
-  if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
   const uint64_t sample_bytes = p.w.frame.elements * p.w.frame.width;
   const bool staged = prefix % 16 != 0;
-  uint8_t* samples = staged ? d_temp + L.coeffs : d_out + prefix;  // 16-byte aligned either way
-  wg::JoinArgs ja;
-  ja.planes = recon;
-  ja.pixels = p.pixels;
-  ja.planes_count = h.image.planes;
-  ja.sample_bytes = p.w.frame.width;
-  ja.rct = h.rct;
-  ja.big_endian = h.big_endian;
-  ja.out = samples;
-  ja.status = status;
-  wg::launch_join(ja, stream);
+  uint8_t* samples = nullptr;  // 16-byte aligned: the output, or (an odd prefix) temp storage copied there after
+  if (cuda::direct_samples(h)) {
+    // One plane in the machine's byte order: the inverse transform writes
+    // the samples itself, range-checked as it narrows them, and no join pass
+    // reads the coefficients back (its i32 planes are free for staging).
+    samples = staged ? d_temp + L.recon : d_out + prefix;
+    device::dwt53_inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
+                          reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream);
+    phase(3);
+    if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
+  } else {
+    for (unsigned pl = 0; pl < h.image.planes; ++pl)
+      device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
+                            reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
+                            stream);
+    phase(3);
+    if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
+    samples = staged ? d_temp + L.coeffs : d_out + prefix;
+    wg::JoinArgs ja;
+    ja.planes = recon;
+    ja.pixels = p.pixels;
+    ja.planes_count = h.image.planes;
+    ja.sample_bytes = p.w.frame.width;
+    ja.rct = h.rct;
+    ja.big_endian = h.big_endian;
+    ja.out = samples;
+    ja.status = status;
+    wg::launch_join(ja, stream);
+  }
   phase(4);
   samples_checksum_device(samples, sample_bytes, p.segmented, reinterpret_cast<uint64_t*>(status + wg::kStatusHash),
                           d_temp + L.hash, L.hash_bytes, stream);
