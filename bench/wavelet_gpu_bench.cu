@@ -149,6 +149,17 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     cuda::wavelet_gpu::parallel_group_work = work;
     std::printf("  GPU decompress with the plan's group work on one host thread: %.3f ms (threaded above: %.3f ms)\n",
                 serial_ms, dec_ms);
+    // The groups' Huffman frames with one launch each on the side streams
+    // (wavelet_gpu::batched_group_decode off), against the batched launches above.
+    cuda::wavelet_gpu::batched_group_decode = false;
+    std::vector<uint8_t> single_out(bytes);
+    const float single_ms = bench::median_ms(repeat, stream, [&] {
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+    });
+    CUDA_CHECK(cudaMemcpy(single_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    cuda::wavelet_gpu::batched_group_decode = true;
+    std::printf("  GPU decompress with one launch a group: %.3f ms (one launch a kernel shape above: %.3f ms), "
+                "output %s\n", single_ms, dec_ms, single_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
   }
 
   // The parts inside the pipeline: events recorded by the decoder between

@@ -7,10 +7,13 @@
 // lookups) and why it is shaped so are in huffman_decode_lanes.cuh. The
 // kernel is specialised on the symbol type, K, pairs and long codes. Full
 // rows go block by block of the hash, so no row tests whether to hash.
+#include <algorithm>
 #include <atomic>
 #include <type_traits>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/host_staging.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/huffman_decode_lanes.cuh"
 #include "cuda/xxh3_warp.cuh"
@@ -160,11 +163,9 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   if (lane == 0) a.status[c] = status;
 }
 
-// Warp w of block b decodes chunk 8b + w, then those one grid further (only
-// with resident_blocks: the grid then fills the GPU once).
-template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
-    huffman_decode_kernel(const HuffmanDecodeArgs a) {
+// The block's copy of a frame's decode tables (the caller syncs after).
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+__device__ __forceinline__ void fill_tables(const HuffmanDecodeArgs& a) {
   using Shape = TableShape<Sym, K, kPairs>;
   if (a.table.single) {  // null only for frames without a codebook (all chunks raw)
     uint32_t* s_single = reinterpret_cast<uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
@@ -179,6 +180,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
       for (uint32_t i = threadIdx.x; i < a.table.sub_entries; i += blockDim.x) s_sub[i] = a.table.sub[i];
     }
   }
+}
+
+// Warp w of block b decodes chunk 8b + w, then those one grid further (only
+// with resident_blocks: the grid then fills the GPU once).
+template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
+    huffman_decode_kernel(const HuffmanDecodeArgs a) {
+  fill_tables<Sym, K, kPairs, kLong>(a);
   __syncthreads();
   const LongTables& t = a.table;
   const unsigned lane = threadIdx.x % kLanes;
@@ -187,14 +196,48 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
     decode_chunk<Sym, K, kPairs, kLong, kVariant>(a, t, c, lane);
 }
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant = 0>
-void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
+// Many frames of one kernel shape in one launch: frame f has blocks
+// [block_start[f], block_start[f + 1]), one per 8 chunks; a block copies its
+// frame's arguments to shared memory (thread 0, after a binary search) and
+// its tables, then each warp decodes one chunk, as huffman_decode_kernel.
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<0>)
+    huffman_decode_many_kernel(const HuffmanDecodeArgs* frames, const uint32_t* block_start, uint32_t count) {
+  __shared__ __align__(16) unsigned char s_args[sizeof(HuffmanDecodeArgs)];
+  __shared__ uint32_t s_first;
+  auto& a = *reinterpret_cast<HuffmanDecodeArgs*>(s_args);
+  if (threadIdx.x == 0) {
+    uint32_t lo = 0, hi = count;  // the last frame whose first block is <= this one
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (block_start[mid] <= blockIdx.x) lo = mid;
+      else hi = mid;
+    }
+    a = frames[lo];
+    s_first = block_start[lo];
+  }
+  __syncthreads();
+  fill_tables<Sym, K, kPairs, kLong>(a);
+  __syncthreads();
+  const uint64_t c = uint64_t{blockIdx.x - s_first} * kWarpsPerBlock + threadIdx.x / kLanes;
+  if (c < a.chunk_count) decode_chunk<Sym, K, kPairs, kLong, 0>(a, a.table, c, threadIdx.x % kLanes);
+}
+
+// Whether a frame's second level goes to shared memory, and the bytes of
+// shared memory its kernel then takes.
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+std::size_t set_sub_shared(HuffmanDecodeArgs& a) {
   using Shape = TableShape<Sym, K, kPairs>;
-  const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong, kVariant>;
-  HuffmanDecodeArgs a = args;
   a.table.sub_shared = kLong && a.table.sub != nullptr && a.table.sub_entries > 0 &&
                        a.table.sub_entries <= Shape::kMaxSharedSub && g_sub_shared.load(std::memory_order_relaxed);
-  const std::size_t smem = Shape::kSharedBytes + (a.table.sub_shared ? 4 * std::size_t{a.table.sub_entries} : 0);
+  return Shape::kSharedBytes + (a.table.sub_shared ? 4 * std::size_t{a.table.sub_entries} : 0);
+}
+
+template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant = 0>
+void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
+  const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong, kVariant>;
+  HuffmanDecodeArgs a = args;
+  const std::size_t smem = set_sub_shared<Sym, K, kPairs, kLong>(a);
   if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41-43 KiB) share an SM
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
   if (smem > 48u << 10)  // cannot happen with kSharedBudget (43 KiB): kept as the guard of that bound
@@ -253,7 +296,106 @@ void launch_typed(const HuffmanDecodeArgs& a, cudaStream_t stream) {
     long_codes ? launch_default_or_variant<Sym, 1, false, true>(a, stream) : launch_default_or_variant<Sym, 1, false, false>(a, stream);
 }
 
+// ---- many frames -----------------------------------------------------------
+
+// A frame's kernel shape as launch_typed picks it.
+HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
+  VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length),
+               "GPU decode tables of the wrong shape");
+  VLEC_REQUIRE(a.width == 1 || a.width == 2 || a.width == 4, "GPU Huffman decoding takes 1-, 2- or 4-byte elements");
+  HuffmanDecodeShape s;
+  s.width = a.width;
+  s.K = huffman::symbols_per_step(a.table.max_length);
+  s.pairs = a.table.use_pairs && a.table.pair && s.K >= 2;
+  s.long_codes = s.K != 4 && a.table.max_length > a.table.single_bits;
+  return s;
+}
+
+// Calls Op<Sym, K, kPairs, kLong>::run(args...) for a shape (those launch_typed launches).
+template <template <typename, unsigned, bool, bool> class Op, typename Sym, typename... Args>
+auto dispatch_k(const HuffmanDecodeShape& s, Args&&... args) {
+  if (s.K == 4) return s.pairs ? Op<Sym, 4, true, false>::run(args...) : Op<Sym, 4, false, false>::run(args...);
+  if (s.K == 2 && s.pairs)
+    return s.long_codes ? Op<Sym, 2, true, true>::run(args...) : Op<Sym, 2, true, false>::run(args...);
+  if (s.K == 2) return s.long_codes ? Op<Sym, 2, false, true>::run(args...) : Op<Sym, 2, false, false>::run(args...);
+  return s.long_codes ? Op<Sym, 1, false, true>::run(args...) : Op<Sym, 1, false, false>::run(args...);
+}
+template <template <typename, unsigned, bool, bool> class Op, typename... Args>
+auto dispatch_shape(const HuffmanDecodeShape& s, Args&&... args) {
+  if (s.width == 1) return dispatch_k<Op, uint8_t>(s, args...);
+  if (s.width == 2) return dispatch_k<Op, uint16_t>(s, args...);
+  return dispatch_k<Op, uint32_t>(s, args...);
+}
+
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+struct SetSubShared {
+  static std::size_t run(HuffmanDecodeArgs& a) { return set_sub_shared<Sym, K, kPairs, kLong>(a); }
+};
+
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+struct LaunchMany {
+  static int run(const HuffmanDecodeBatch::Launch& l, cudaStream_t stream) {
+    const auto kernel = huffman_decode_many_kernel<Sym, K, kPairs, kLong>;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    kernel<<<l.blocks, kWarpsPerBlock * 32, l.shared_bytes, stream>>>(l.args, l.block_start, l.frames);
+    CUDA_CHECK(cudaGetLastError());
+    return 0;
+  }
+};
+
 }  // namespace
+
+std::size_t huffman_decode_batch_bytes(std::size_t frames) {
+  return (frames * sizeof(HuffmanDecodeArgs) + 255) / 256 * 256 + 4 * (2 * frames + 1);
+}
+
+HuffmanDecodeBatch stage_huffman_decode_batch(const std::vector<HuffmanDecodeArgs>& frames, void* d_scratch,
+                                              std::size_t scratch_bytes, cudaStream_t stream, HostWrites& writes) {
+  HuffmanDecodeBatch batch;
+  std::vector<std::pair<HuffmanDecodeShape, std::size_t>> order;  // (shape, frame), frames with chunks only
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    if (frames[f].chunk_count == 0) continue;
+    VLEC_REQUIRE(frames[f].variant == 0 && !frames[f].resident_blocks,
+                 "batched GPU decoding takes the default decoder only");
+    order.emplace_back(shape_of(frames[f]), f);
+  }
+  if (order.empty()) return batch;
+  VLEC_REQUIRE(d_scratch != nullptr && scratch_bytes >= huffman_decode_batch_bytes(order.size()),
+               "batched GPU decode scratch of ", scratch_bytes, " bytes is smaller than the ",
+               huffman_decode_batch_bytes(order.size()), " needed");
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first.key() < y.first.key(); });
+  auto* d_args = static_cast<HuffmanDecodeArgs*>(d_scratch);
+  auto* d_starts = reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(d_scratch) +
+                                               (order.size() * sizeof(HuffmanDecodeArgs) + 255) / 256 * 256);
+  std::vector<HuffmanDecodeArgs> args;
+  std::vector<uint32_t> starts;
+  for (std::size_t i = 0; i < order.size();) {
+    HuffmanDecodeBatch::Launch l;
+    l.shape = order[i].first;
+    l.args = d_args + args.size();
+    l.block_start = d_starts + starts.size();
+    uint64_t blocks = 0;
+    for (; i < order.size() && order[i].first.key() == l.shape.key(); ++i) {
+      HuffmanDecodeArgs a = frames[order[i].second];
+      l.shared_bytes = std::max(l.shared_bytes, dispatch_shape<SetSubShared>(l.shape, a));
+      starts.push_back(static_cast<uint32_t>(blocks));
+      blocks += (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+      args.push_back(a);
+      ++l.frames;
+    }
+    starts.push_back(static_cast<uint32_t>(blocks));  // (read by no block: the binary search's bound)
+    VLEC_REQUIRE(blocks < (uint64_t{1} << 31), "too many chunks for one GPU decode launch: ", blocks * kWarpsPerBlock);
+    l.blocks = static_cast<uint32_t>(blocks);
+    batch.launches.push_back(l);
+  }
+  writes.add(d_args, args, stream);
+  writes.add(d_starts, starts, stream);
+  return batch;
+}
+
+void launch_huffman_decode_batch(const HuffmanDecodeBatch::Launch& l, cudaStream_t stream) {
+  if (l.blocks) dispatch_shape<LaunchMany>(l.shape, l, stream);
+}
 
 void set_decode_sub_shared(bool shared) { g_sub_shared.store(shared); }
 

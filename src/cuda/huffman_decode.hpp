@@ -83,6 +83,35 @@ std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& frame);
 // Enqueue the decode of every chunk on `stream`.
 void launch_huffman_decode(const HuffmanDecodeArgs& args, cudaStream_t stream);
 
+// Many frames decoded with one launch per kernel shape (symbol width, K,
+// pairs, long codes): the wavelet decoder's groups are many small frames,
+// and one launch each left most of them waiting on their launch and on the
+// last chunk of each (one warp decodes a chunk; H100, u16 8192^2: 40-130 us
+// a group's kernel, 0.5 ms for the 16 groups on 8 streams). The frames'
+// arguments, as launch_huffman_decode takes them (default decoder), go up to
+// `d_scratch` (huffman_decode_batch_bytes) through `writes` on `stream`; the
+// launches may then go on any streams that follow that upload.
+struct HuffmanDecodeShape {
+  unsigned width = 1, K = 1;
+  bool pairs = false, long_codes = false;
+  unsigned key() const { return width << 8 | K << 2 | unsigned{pairs} << 1 | unsigned{long_codes}; }
+};
+struct HuffmanDecodeBatch {
+  struct Launch {
+    HuffmanDecodeShape shape;
+    const HuffmanDecodeArgs* args = nullptr;  // device: `frames` of them
+    const uint32_t* block_start = nullptr;    // device: frames + 1 (first block of each; the total)
+    uint32_t frames = 0, blocks = 0;
+    std::size_t shared_bytes = 0;
+  };
+  std::vector<Launch> launches;
+};
+class HostWrites;
+std::size_t huffman_decode_batch_bytes(std::size_t frames);
+HuffmanDecodeBatch stage_huffman_decode_batch(const std::vector<HuffmanDecodeArgs>& frames, void* d_scratch,
+                                              std::size_t scratch_bytes, cudaStream_t stream, HostWrites& writes);
+void launch_huffman_decode_batch(const HuffmanDecodeBatch::Launch& launch, cudaStream_t stream);
+
 // Diagnostics: whether the decoder copies a second level that fits (see
 // TableShape::kMaxSharedSub, huffman_decode_lanes.cuh) into shared memory
 // (the default) or reads it from global memory. For gpu_bench's comparison.

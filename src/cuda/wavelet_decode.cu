@@ -77,7 +77,7 @@ void for_each_group(std::size_t groups, uint64_t work, const std::function<void(
 }
 
 struct Layout {
-  std::size_t status = 0, groups = 0, boxes = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0;
+  std::size_t status = 0, groups = 0, boxes = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0, batch = 0;
   std::vector<std::size_t> symbols, frame_temp, frame_temp_bytes;
   std::size_t dwt_bytes = 0, hash_bytes = 0, total = 0;
 };
@@ -247,6 +247,7 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
   L.recon = take(std::max<uint64_t>(coeff_bytes, symbols_bytes));
   L.dwt = take(L.dwt_bytes);
   L.hash = take(L.hash_bytes);
+  L.batch = take(huffman_decode_batch_bytes(G));
   L.frame_temp.resize(G);
   L.frame_temp_bytes.resize(G);
   for (std::size_t g = 0; g < G; ++g) {
@@ -377,15 +378,25 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
     if (!rle_path(p.frames[g].header))
       huffman_args[g] = enqueue_frame_decode(std::move(stages[g]), stream, &writes, &builds);
   builds.launch(stream, &writes);
-  const std::size_t used = std::min<std::size_t>(side.size(), p.groups.size());
+  // The Huffman groups in one launch per kernel shape (or, for comparison,
+  // one a group), then the rle groups, round robin over the side streams.
+  const bool batched = wg::batched_group_decode;
+  const HuffmanDecodeBatch batch =
+      batched ? stage_huffman_decode_batch(huffman_args, d_temp + L.batch, huffman_decode_batch_bytes(G), stream, writes)
+              : HuffmanDecodeBatch{};
+  std::vector<std::size_t> rle_groups, single_groups;
+  for (std::size_t g = 0; g < G; ++g)
+    (rle_path(p.frames[g].header) ? rle_groups : single_groups).push_back(g);
+  if (batched) single_groups.clear();
+  const std::size_t launches = batch.launches.size() + single_groups.size() + rle_groups.size();
+  const std::size_t used = std::min<std::size_t>(side.size(), launches);
   fork_side_streams(events, stream, used);
-  for (std::size_t g = 0; g < p.groups.size(); ++g) {
-    if (rle_path(p.frames[g].header))
-      decode_frame_device(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g], d_temp + L.frame_temp[g],
-                          L.frame_temp_bytes[g], side[g % side.size()], &writes);
-    else
-      launch_huffman_decode(huffman_args[g], side[g % side.size()]);
-  }
+  std::size_t next = 0;
+  for (const HuffmanDecodeBatch::Launch& l : batch.launches) launch_huffman_decode_batch(l, side[next++ % side.size()]);
+  for (std::size_t g : single_groups) launch_huffman_decode(huffman_args[g], side[next++ % side.size()]);
+  for (std::size_t g : rle_groups)
+    decode_frame_device(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g], d_temp + L.frame_temp[g],
+                        L.frame_temp_bytes[g], side[next++ % side.size()], &writes);
   join_side_streams(events, stream, used);
   phase(1);
   writes.add(d_temp + L.groups, p.groups, stream);

@@ -9,6 +9,7 @@ namespace vlec::cuda::wavelet_gpu {
 
 PhaseEvents* phase_events = nullptr;
 uint64_t parallel_group_work = uint64_t{1} << 17;
+bool batched_group_decode = true;
 
 namespace {
 

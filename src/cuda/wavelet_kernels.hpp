@@ -90,4 +90,9 @@ extern PhaseEvents* phase_events;
 // on small frames.
 extern uint64_t parallel_group_work;
 
+// Whether the decoder decodes the groups' Huffman frames with one launch per
+// kernel shape (huffman_decode.hpp, the default) or one launch a group on
+// the side streams, as before (benchmarks time both). Not thread-safe.
+extern bool batched_group_decode;
+
 }  // namespace vlec::cuda::wavelet_gpu
