@@ -252,15 +252,24 @@ DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned
 
 void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
   if (jobs_.empty()) return;
-  // Per launch, not once per process: the attribute belongs to the current device.
-  CUDA_CHECK(cudaFuncSetAttribute(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
   for (StagedTableBuild& st : jobs_) {
     if (writes)
       writes->add(st.device, st.bytes, stream);
     else
       CUDA_CHECK(cudaMemcpyAsync(st.device, st.bytes.data(), st.bytes.size(), cudaMemcpyHostToDevice, stream));
   }
+  launch_placed(stream);
+}
+
+void DecodeTableBuilds::place(UploadArena& arena) {
+  for (StagedTableBuild& st : jobs_) st.device = arena.add(st.bytes.data(), st.bytes.size());
+}
+
+void DecodeTableBuilds::launch_placed(cudaStream_t stream) {
+  if (jobs_.empty()) return;
+  // Per launch, not once per process: the attribute belongs to the current device.
+  CUDA_CHECK(cudaFuncSetAttribute(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kSharedBytes)));
   for (std::size_t at = 0; at < jobs_.size(); at += kJobsPerLaunch) {
     JobList list{};
     const std::size_t n = std::min<std::size_t>(kJobsPerLaunch, jobs_.size() - at);

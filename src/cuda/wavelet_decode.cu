@@ -20,6 +20,7 @@
 // written to the coefficients' region (free after the inverse transform),
 // hashed there and copied to the output.
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <string>
@@ -77,7 +78,8 @@ void for_each_group(std::size_t groups, uint64_t work, const std::function<void(
 }
 
 struct Layout {
-  std::size_t status = 0, groups = 0, boxes = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0, batch = 0;
+  std::size_t status = 0, uploads = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0, batch = 0;
+  std::size_t uploads_bytes = 0;  // the UploadArena's region: descriptors, table jobs, groups, boxes
   std::vector<std::size_t> symbols, frame_temp, frame_temp_bytes;
   std::size_t dwt_bytes = 0, hash_bytes = 0, total = 0;
 };
@@ -241,8 +243,15 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
     return here;
   };
   L.status = take(8 * wavelet_gpu::kStatusWords);
-  L.groups = take(sizeof(GroupDesc) * G);
-  L.boxes = take(sizeof(BoxDesc) * p.boxes.size());
+  std::size_t upload_bytes = sizeof(GroupDesc) * G + sizeof(BoxDesc) * p.boxes.size(), pieces = 2;
+  for (const format::ParsedFrame& f : p.frames) {
+    if (rle_path(f.header)) continue;
+    upload_bytes += sizeof(ChunkDesc) * f.header.chunks() +
+                    (f.header.codec == Codec::huffman ? decode_table_upload_bytes(f.codebooks[0].alphabet_size) : 0);
+    pieces += 2;
+  }
+  L.uploads_bytes = UploadArena::bytes_for(upload_bytes, pieces);
+  L.uploads = take(L.uploads_bytes);
   L.coeffs = take(coeff_bytes);
   L.recon = take(std::max<uint64_t>(coeff_bytes, symbols_bytes));
   L.dwt = take(L.dwt_bytes);
@@ -343,8 +352,14 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   auto* recon = reinterpret_cast<int32_t*>(d_temp + L.recon);
   const uint8_t* payload = d_frame + p.w.frame.header_area_bytes();
 
+  auto host_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   auto phase = [&](unsigned i) {
-    if (wg::phase_events) CUDA_CHECK(cudaEventRecord(wg::phase_events->events[i], stream));
+    if (!wg::phase_events) return;
+    CUDA_CHECK(cudaEventRecord(wg::phase_events->events[i], stream));
+    if (i == 0) wg::phase_events->host_start_ns = host_ns();
   };
   phase(0);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * wg::kStatusWords, stream));
@@ -374,10 +389,23 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
       stages[g] = stage_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
                                      d_temp + L.frame_temp[g], L.frame_temp_bytes[g]);
   });
-  for (std::size_t g = 0; g < G; ++g)
-    if (!rle_path(p.frames[g].header))
-      huffman_args[g] = enqueue_frame_decode(std::move(stages[g]), stream, &writes, &builds);
-  builds.launch(stream, &writes);
+  // Every group's chunk descriptors and table build job, and the scatter's
+  // group and box descriptors, go up as one copy (UploadArena).
+  UploadArena arena(d_temp + L.uploads, L.uploads_bytes);
+  for (std::size_t g = 0; g < G; ++g) {
+    if (rle_path(p.frames[g].header)) continue;
+    StagedFrameDecode& st = stages[g];
+    if (st.args.chunk_count)
+      st.args.chunks =
+          static_cast<const ChunkDesc*>(arena.add(st.descs.data(), st.descs.size() * sizeof(ChunkDesc)));
+    builds.add(std::move(st.table));
+    huffman_args[g] = st.args;
+  }
+  builds.place(arena);
+  const auto* d_groups = static_cast<const GroupDesc*>(arena.add(p.groups.data(), sizeof(GroupDesc) * G));
+  const auto* d_boxes = static_cast<const BoxDesc*>(arena.add(p.boxes.data(), sizeof(BoxDesc) * p.boxes.size()));
+  arena.flush(stream);
+  builds.launch_placed(stream);
   // The Huffman groups in one launch per kernel shape (or, for comparison,
   // one a group), then the rle groups, round robin over the side streams.
   const bool batched = wg::batched_group_decode;
@@ -397,13 +425,12 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
   for (std::size_t g : rle_groups)
     decode_frame_device(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g], d_temp + L.frame_temp[g],
                         L.frame_temp_bytes[g], side[next++ % side.size()], &writes);
+  if (wg::phase_events) wg::phase_events->host_enqueued_ns = host_ns();
   join_side_streams(events, stream, used);
   phase(1);
-  writes.add(d_temp + L.groups, p.groups, stream);
-  writes.add(d_temp + L.boxes, p.boxes, stream);
   wg::ScatterArgs sa;
-  sa.groups = reinterpret_cast<const GroupDesc*>(d_temp + L.groups);
-  sa.boxes = reinterpret_cast<const BoxDesc*>(d_temp + L.boxes);
+  sa.groups = d_groups;
+  sa.boxes = d_boxes;
   sa.box_count = static_cast<uint32_t>(p.boxes.size());
   sa.total = p.w.frame.elements;
   sa.width = p.shape.nx;

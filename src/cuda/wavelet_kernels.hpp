@@ -80,6 +80,9 @@ void launch_join(const JoinArgs& a, cudaStream_t stream);
 struct PhaseEvents {
   static constexpr unsigned kCount = 6;
   cudaEvent_t events[kCount];
+  // Host clock (steady_clock, ns) when events[0] was recorded and when the
+  // embedded frames' decodes were all enqueued: the host's share of phase 0.
+  int64_t host_start_ns = 0, host_enqueued_ns = 0;
 };
 extern PhaseEvents* phase_events;
 
