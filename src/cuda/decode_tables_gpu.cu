@@ -261,10 +261,6 @@ void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
   launch_placed(stream);
 }
 
-void DecodeTableBuilds::place(UploadArena& arena) {
-  for (StagedTableBuild& st : jobs_) st.device = arena.add(st.bytes.data(), st.bytes.size());
-}
-
 void DecodeTableBuilds::launch_placed(cudaStream_t stream) {
   if (jobs_.empty()) return;
   // Per launch, not once per process: the attribute belongs to the current device.

@@ -48,8 +48,6 @@ struct StagedTableBuild {
 };
 
 // Collects codebooks, then builds all their tables with one launch.
-class UploadArena;
-
 class DecodeTableBuilds {
  public:
   // The staging of `book`'s tables for `width`-byte symbols into `to`, and
@@ -67,9 +65,8 @@ class DecodeTableBuilds {
   // Upload every staged codebook on `stream` (through `writes` if given,
   // else from pageable memory) and enqueue the builds. Clears the batch.
   void launch(cudaStream_t stream, HostWrites* writes = nullptr);
-  // Or: place every staged job in `arena` (its device copy then comes from
-  // there), flush the arena on `stream`, and launch_placed(stream).
-  void place(UploadArena& arena);
+  // Or, for jobs whose bytes the caller uploaded itself to their `device`
+  // address (the wavelet decoder's UploadArena): enqueue the builds only.
   void launch_placed(cudaStream_t stream);
   bool empty() const { return jobs_.empty(); }
 
