@@ -64,7 +64,7 @@ std::size_t check_book(const huffman::Histogram& hist, unsigned width, std::mt19
   const Codebook book = huffman::build_codebook(hist);
   const GpuDecodeTables g = huffman::make_gpu_decode_tables(book, width);
   const unsigned K = huffman::symbols_per_step(book.max_length);
-  EXPECT_EQ(g.use_pairs, K >= 2 && g.pair_bits != 0);
+  EXPECT_EQ(g.use_pairs, K >= 2 && g.pair_bits != 0 && g.pair_slow_share < huffman::kGpuPairMaxSlowShare);
   std::vector<uint32_t> present;
   std::vector<double> weight;
   for (uint32_t s = 0; s < hist.size(); ++s)
@@ -82,7 +82,7 @@ std::size_t check_book(const huffman::Histogram& hist, unsigned width, std::mt19
     long_lookups += l1 > huffman::gpu_single_bits(book.max_length);
     EXPECT_EQ(e1, l1 << 16 | s1) << "trial " << trial;
     EXPECT_EQ(e2, l2 << 16 | s2) << "trial " << trial;
-    if (g.use_pairs) {
+    if (g.pair_bits != 0) {  // built (and checked) whether the kernel uses it or not
       const auto p = kernel_pair(g, width, buf);
       EXPECT_EQ(p[0], s1) << "trial " << trial;
       EXPECT_EQ(p[1], s2) << "trial " << trial;
@@ -163,7 +163,7 @@ TEST(GpuDecodeTables, PlanEqualsTheBuiltTables) {
       EXPECT_EQ(p.sub_entries, g.cpu.sub.size());
       EXPECT_TRUE(p.second_level || p.max_length <= p.single_bits);
       EXPECT_EQ(p.coded_symbols, g.cpu.sorted.size());
-      if (g.use_pairs) EXPECT_EQ(std::size_t{1} << p.gpu_pair_bits, width == 1 ? g.pair8.size() : g.pair16.size());
+      if (g.pair_bits) EXPECT_EQ(std::size_t{1} << p.gpu_pair_bits, width == 1 ? g.pair8.size() : g.pair16.size());
     }
   const huffman::GpuTablePlan empty = huffman::plan_gpu_decode_tables(Codebook{}, 1);
   EXPECT_EQ(empty.gpu_single_bits, 0u);

@@ -53,8 +53,8 @@ GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width) {
       for (unsigned l2 = 1; l2 <= sb && l1 + l2 <= pb; ++l2) complete += n[l1] * n[l2] << (pb - l1 - l2);
     if (complete * 256 >> pb >= 128) {
       p.pair_bits = pb;
-      p.use_pairs = true;
       p.pair_slow_share = static_cast<uint32_t>((((uint64_t{1} << pb) - complete) << 16) >> pb);
+      p.use_pairs = p.pair_slow_share < kGpuPairMaxSlowShare;
     }
   }
   return p;
@@ -77,7 +77,7 @@ GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width) {
       for (uint64_t e : g.cpu.pair16) slow += (e >> (2 * 16 + 7)) & 1;
     }
     g.pair_slow_share = static_cast<uint32_t>((slow << 16) >> g.pair_bits);
-    g.use_pairs = true;
+    g.use_pairs = g.pair_slow_share < kGpuPairMaxSlowShare;
     if (width == 1) g.pair8 = repeated(g.cpu.pair8, gpu_pair_bits(1));
     else g.pair16 = repeated(g.cpu.pair16, gpu_pair_bits(width));
   }

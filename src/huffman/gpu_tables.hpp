@@ -7,12 +7,16 @@
 // index that starts a longer code, where that code's second-level entries are
 // (in global memory, read through L1), instead of a marker that sends the
 // decoder through the canonical First/Entry walk (one compare per length).
-// The pair table (two codes per lookup) is used wherever the CPU decoder
-// builds one (it completes at least half of its indexes' steps), although a
-// warp takes the slow path when any of its 32 lanes does: on an H100 it
-// lifts skewed bytes from 596 to 659 GB/s; on u16 quantization codes with
-// 1,024 bins (61 % of warp-steps slow) it costs ~5 % (docs/ARCHITECTURE.md,
-// Known limits), which a rule on pair_slow_share could avoid.
+// The pair table (two codes per lookup) is built wherever the CPU decoder
+// builds one (it completes at least half of its indexes' steps), but the
+// GPU decoder uses it only where fewer than 1 % of its indexes cannot
+// complete a step (kGpuPairMaxSlowShare): a warp takes the slow path when
+// any of its 32 lanes does, and each index of a Huffman bit stream is about
+// equally likely, so a share s makes 1 - (1 - s)^32 of the warp-steps slow.
+// Measured on an H100 (bench/results/2026-11-26-h100-session9-pair-rule.log,
+// 1 GiB, pairs on / off): skewed bytes (0.6 %: 17 % of warp-steps slow)
+// 735 / 684 GB/s; quant1024 (1.8 %) 1,190 / 1,258; text (2.8 %) 700 / 812;
+// byte runs (14.7 %) 555 / 632; the sparse volume (25 %) 796 / 846.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +40,10 @@ constexpr uint32_t kGpuLong = 1u << 31;
 constexpr unsigned gpu_single_bits(unsigned max_length) { return symbols_per_step(max_length) == 1 ? 13 : 11; }
 constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; }
 
+// The pair table's slow share (in 65,536ths of its indexes) below which the
+// GPU decoder uses it: 1 %.
+constexpr uint32_t kGpuPairMaxSlowShare = 655;
+
 struct GpuDecodeTables {
   DecodeTable cpu;                // single, sub, pairs and the canonical arrays
   std::vector<uint32_t> single;   // cpu.single with the long entries as above, 2^gpu_single_bits entries
@@ -43,7 +51,7 @@ struct GpuDecodeTables {
   std::vector<uint64_t> pair16;
   unsigned pair_bits = 0;         // index width of the pair table in cpu (0: none)
   uint32_t pair_slow_share = 0;   // its indexes that cannot complete a step, in 65,536ths
-  bool use_pairs = false;         // pair_bits != 0
+  bool use_pairs = false;         // pair_bits != 0 and pair_slow_share < kGpuPairMaxSlowShare
 
   const void* pair_data(unsigned width) const {
     return width == 1 ? static_cast<const void*>(pair8.data()) : static_cast<const void*>(pair16.data());
