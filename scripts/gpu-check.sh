@@ -43,7 +43,7 @@ if [ -n "${NCU_BENCH_ARGS:-}" ]; then
     >"$OUT/ncu.log" 2>&1 || status=1
   grep -E "^  [a-z_].*\(|gpu__time_duration" "$OUT/ncu.log" | paste - - | sed 's/  */ /g' | head -40
 fi
-if [ -z "${SKIP_GPU_BENCH:-}" ]; then
+if [ -x "$BIN/gpu_bench" ] && [ -z "${SKIP_GPU_BENCH:-}" ]; then
   echo "== GPU benchmark"
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
 fi
