@@ -34,7 +34,7 @@ echo "== GPU tests"
 tail -5 "$OUT/gpu-tests.log"
 echo "== compute-sanitizer memcheck (corruption tests)"
 VLEC_GPU_WAVELET_FLIPS=${VLEC_GPU_WAVELET_FLIPS:-25} compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/vlec_tests" \
-  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError:GpuRleFrames.CorruptionIsReported:GpuWavelet.CorruptAndTruncatedFramesAreRejected' \
+  --gtest_filter='Gpu.CorruptionAndTruncationAreReported:GpuRleDecode.CorruptChunksReportTheirError:GpuRleFrames.CorruptionIsReported:GpuWavelet.CorruptAndTruncatedFramesAreRejected:GpuDecodeBatch.DamagedFrameFailsAlone' \
   >"$OUT/memcheck.log" 2>&1 || status=1
 tail -3 "$OUT/memcheck.log"
 if [ -n "${NCU_BENCH_ARGS:-}" ]; then

@@ -3,7 +3,8 @@
 //
 // Plan on the host, decode on the GPU: the frame's header area and every
 // embedded frame's header area are read to the host and checked with the CPU
-// reader's code (so the checks, and their error codes, are the CPU's); then
+// reader's code (so the checks, and their error codes, are the CPU's:
+// cuda/wavelet_decode_plan.*, which also lays out the temp storage); then
 // one enqueue of everything: each group's embedded frame decoded by the
 // ordinary device decoder into its own symbol buffer (each with its own temp
 // and status, so none waits for another's check; groups side by side on a
@@ -36,6 +37,7 @@
 #include "cuda/frame_decode.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_decode_plan.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "vlec/device_dwt.hpp"
@@ -48,225 +50,9 @@ namespace vlec::cuda {
 
 namespace {
 
-using wavelet_gpu::BoxDesc;
-using wavelet_gpu::GroupDesc;
-
-constexpr std::size_t kAlign = 256;
-constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
+using namespace wavelet_decode;
 
 static_assert(kChecksumSegmentBytes == wavelet::kChecksumSegmentBytes, "one segment size for CPU and GPU");
-
-std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-// Host copy of `bytes` device bytes at `src`, on the caller's stream (so it
-// follows whatever the caller enqueued before), waited for.
-void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t bytes, cudaStream_t stream) {
-  dst.resize(bytes);
-  if (bytes == 0) return;
-  CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// Host work of every group (parsing embedded headers, staging their
-// decodes) on several threads when it is large enough to pay for starting
-// them (wavelet_gpu::parallel_group_work): hdr_room16 at 8192^2 holds 14
-// codebooks of up to 57,216 symbols, ~1.4 ms of parsing and ~1 ms of table
-// plans and upload words on one core of the lead's VM. `work` counts
-// header-area bytes or codebook symbols, whose costs are alike per unit.
-// The error thrown is the lowest group's, as on one thread.
-void for_each_group(std::size_t groups, uint64_t work, const std::function<void(std::size_t)>& job) {
-  parallel_for(groups, work < wavelet_gpu::parallel_group_work ? 1 : resolve_threads(0, groups), job);
-}
-
-struct Layout {
-  std::size_t status = 0, uploads = 0, coeffs = 0, recon = 0, dwt = 0, hash = 0, batch = 0;
-  std::size_t uploads_bytes = 0;  // the UploadArena's region: descriptors, table jobs, groups, boxes
-  std::vector<std::size_t> symbols, frame_temp, frame_temp_bytes;
-  std::size_t dwt_bytes = 0, hash_bytes = 0, total = 0;
-};
-
-struct Plan {
-  wavelet::ParsedWavelet w;  // payload is not meaningful (it stays on the device)
-  bool segmented = false;
-  DwtShape shape;
-  uint64_t pixels = 0;
-  std::vector<format::ParsedFrame> frames;  // the embedded frames' headers
-  std::vector<GroupDesc> groups;             // symbols and low pointers filled in at decode time
-  std::vector<BoxDesc> boxes;
-  Layout layout;
-};
-
-// The checks of wavelet/decode.cpp's embedded_frame() on group g's header
-// area (`area`, `available` bytes of it at hand).
-format::ParsedFrame check_embedded(const Plan& p, std::size_t g, const uint8_t* area, std::size_t available) {
-  const wavelet::Group& gr = p.w.header.groups[g];
-  const uint64_t where = p.w.stream_offset + p.w.frame.header_area_bytes() + gr.frame_offset;
-  format::ParsedFrame f = format::parse_frame_header(area, available, gr.frame_bytes, where);
-  SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
-               " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
-  SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",
-               g, " holds ", f.header.elements, " elements of ", unsigned{f.header.width}, " bytes where ",
-               gr.samples, " symbols of 1 or 2 bytes belong");
-  SAFETY_CHECK(frame_decodable(f.header), ErrorCode::corrupt_stream, "wavelet group ", g, " embeds a ",
-               to_string(f.header.codec), " frame");
-  f.payload = nullptr;
-  return f;
-}
-
-// Every group's embedded frame header. From the host's copy of the frame
-// when there is one (the host API); else from the device in two rounds of
-// copies into pinned memory, one wait each (fixed headers, then header
-// areas), not two waits per group.
-std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_frame, const uint8_t* host_frame,
-                                               cudaStream_t stream) {
-  const std::vector<wavelet::Group>& groups = p.w.header.groups;
-  const std::size_t G = groups.size();
-  const uint64_t payload = p.w.frame.header_area_bytes();
-  std::vector<format::ParsedFrame> frames(G);
-  // The fixed headers give each header area's size. A damaged one is not
-  // thrown at once but when its group's turn comes, so that the error is the
-  // lowest damaged group's, as the CPU reader reports it.
-  std::vector<std::exception_ptr> fixed_error(G);
-  auto area_bytes = [&](std::size_t g, const uint8_t* fixed) -> uint64_t {
-    try {
-      const format::FrameHeader h = format::read_fixed_header(fixed, format::kFixedHeaderBytes,
-                                                              p.w.stream_offset + payload + groups[g].frame_offset);
-      return std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
-    } catch (const Error&) {
-      fixed_error[g] = std::current_exception();
-      return format::kFixedHeaderBytes;  // frame_bytes >= 48 (parse_wavelet_frame)
-    }
-  };
-  auto check = [&](std::size_t g, const uint8_t* area, uint64_t available) {
-    if (fixed_error[g]) std::rethrow_exception(fixed_error[g]);
-    frames[g] = check_embedded(p, g, area, available);
-  };
-  if (host_frame) {
-    std::vector<uint64_t> available(G);
-    uint64_t work = 0;
-    for (std::size_t g = 0; g < G; ++g) {
-      available[g] = area_bytes(g, host_frame + payload + groups[g].frame_offset);
-      work += available[g];
-    }
-    for_each_group(G, work, [&](std::size_t g) {
-      check(g, host_frame + payload + groups[g].frame_offset, available[g]);
-    });
-    return frames;
-  }
-  PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
-  for (std::size_t g = 0; g < G; ++g)
-    CUDA_CHECK(cudaMemcpyAsync(fixed.get() + g * format::kFixedHeaderBytes, d_frame + payload + groups[g].frame_offset,
-                               format::kFixedHeaderBytes, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<uint64_t> at(G + 1, 0);
-  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
-  PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
-  for (std::size_t g = 0; g < G; ++g)
-    CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
-                               cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
-  return frames;
-}
-
-// The decode plan of the frame at d_frame (`bytes` bytes in device memory);
-// `host_frame`, if not null, is the same frame in host memory, from which the
-// headers are then read without a copy or a wait.
-Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, const uint8_t* host_frame = nullptr) {
-  const auto* d_frame = static_cast<const uint8_t*>(d_frame_v);
-  VLEC_REQUIRE(d_frame != nullptr || bytes == 0, "null stream");
-  VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_frame) % 8 == 0, "the stream must be 8-byte aligned in device memory");
-  Plan p;
-  std::vector<uint8_t> area;
-  const uint8_t* header = host_frame;
-  if (!host_frame) read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
-  const format::FrameHeader fh = format::read_fixed_header(host_frame ? host_frame : area.data(),
-                                                           std::min<std::size_t>(bytes, format::kFixedHeaderBytes), 0);
-  SAFETY_CHECK(fh.codec == Codec::wavelet, ErrorCode::invalid_argument, "frame at byte 0 is a ",
-               to_string(fh.codec), " frame, not a wavelet frame");
-  if (!host_frame) {
-    read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
-    header = area.data();
-  }
-  // parse_wavelet_frame reads only the header area (it checks `bytes`
-  // against the area and the frame size before it would read further).
-  p.w = wavelet::parse_wavelet_frame(header, bytes, 0);
-  p.w.payload = nullptr;
-  p.segmented = p.w.header.segmented_checksum;
-  const wavelet::Header& h = p.w.header;
-  p.shape = DwtShape{h.image.width, h.image.height, h.image.depth};
-  p.pixels = p.shape.samples();
-  SAFETY_CHECK(p.shape.nx < kMaxAxis && p.shape.ny < kMaxAxis && p.shape.nz < kMaxAxis, ErrorCode::unavailable,
-               "the GPU decodes wavelet frames with axes below 2^30 samples, not ", p.shape.nx, " x ", p.shape.ny,
-               " x ", p.shape.nz);
-
-  const wavelet::Subbands sb(p.shape, h.levels);
-  const std::size_t G = h.groups.size();
-  p.frames = read_embedded(p, d_frame, host_frame, stream);
-  uint64_t first = 0;
-  for (std::size_t g = 0; g < G; ++g) {
-    const wavelet::Group& gr = h.groups[g];
-    GroupDesc d;
-    d.first = first;
-    d.n = gr.samples;
-    d.low_bytes = wavelet::low_bits_bytes(gr.samples, gr.shift);
-    d.width = p.frames[g].header.width;
-    d.shift = gr.shift;
-    p.groups.push_back(d);
-    uint64_t box_first = first;
-    for (const wavelet::Box& b : sb.boxes(gr.spec)) {
-      BoxDesc bd;
-      bd.first = box_first;
-      bd.plane_base = uint64_t{gr.spec.plane} * p.pixels;
-      bd.x0 = b.x0, bd.y0 = b.y0, bd.z0 = b.z0, bd.nx = b.nx, bd.ny = b.ny, bd.nz = b.nz;
-      bd.group = static_cast<uint32_t>(g);
-      p.boxes.push_back(bd);
-      box_first += b.samples();
-    }
-    first += gr.samples;
-  }
-
-  // Temp layout (see the file comment for what shares a region).
-  Layout& L = p.layout;
-  const uint64_t coeff_bytes = 4 * p.w.frame.elements;
-  std::size_t symbols_bytes = 0;
-  L.symbols.resize(G);
-  for (std::size_t g = 0; g < G; ++g) {
-    L.symbols[g] = symbols_bytes;
-    symbols_bytes += round_up(p.groups[g].n * p.groups[g].width);
-  }
-  L.dwt_bytes = device::dwt53_temp_bytes(p.shape, h.levels);
-  L.hash_bytes = samples_checksum_temp_bytes(p.w.frame.elements * p.w.frame.width, p.segmented);
-  std::size_t at = 0;
-  auto take = [&](std::size_t n) {
-    const std::size_t here = at;
-    at += round_up(std::max<std::size_t>(n, 1));
-    return here;
-  };
-  L.status = take(8 * wavelet_gpu::kStatusWords);
-  std::size_t upload_bytes = sizeof(GroupDesc) * G + sizeof(BoxDesc) * p.boxes.size(), pieces = 2;
-  for (const format::ParsedFrame& f : p.frames) {
-    if (rle_path(f.header)) continue;
-    upload_bytes += sizeof(ChunkDesc) * f.header.chunks() +
-                    (f.header.codec == Codec::huffman ? decode_table_upload_bytes(f.codebooks[0].alphabet_size) : 0);
-    pieces += 2;
-  }
-  L.uploads_bytes = UploadArena::bytes_for(upload_bytes, pieces);
-  L.uploads = take(L.uploads_bytes);
-  L.coeffs = take(coeff_bytes);
-  L.recon = take(std::max<uint64_t>(coeff_bytes, symbols_bytes));
-  L.dwt = take(L.dwt_bytes);
-  L.hash = take(L.hash_bytes);
-  L.batch = take(huffman_decode_batch_bytes(G));
-  L.frame_temp.resize(G);
-  L.frame_temp_bytes.resize(G);
-  for (std::size_t g = 0; g < G; ++g) {
-    L.frame_temp_bytes[g] = frame_decode_temp_bytes(p.frames[g]);
-    L.frame_temp[g] = take(L.frame_temp_bytes[g]);
-  }
-  L.total = at;
-  return p;
-}
 
 // Whether the inverse transform writes the samples straight (one plane in
 // the machine's byte order: no colour transform, interleave or byte swap).
@@ -316,24 +102,26 @@ void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
 namespace vlec::device {
 
 WaveletImage wavelet_image(const void* d_frame, std::size_t bytes) {
-  return cuda::make_plan(d_frame, bytes, nullptr).w.header.image;
+  return cuda::wavelet_decode::make_plan(d_frame, bytes, nullptr).w.header.image;
 }
 
 uint64_t wavelet_decompressed_size(const void* d_frame, std::size_t bytes) {
-  return cuda::make_plan(d_frame, bytes, nullptr).w.output_bytes();
+  return cuda::wavelet_decode::make_plan(d_frame, bytes, nullptr).w.output_bytes();
 }
 
 std::size_t wavelet_decompress_temp_bytes(const void* d_frame, std::size_t bytes) {
-  return cuda::make_plan(d_frame, bytes, nullptr).layout.total;
+  return cuda::wavelet_decode::make_plan(d_frame, bytes, nullptr).layout.total;
 }
 
 namespace {
 
 // The decode of a planned frame (device::wavelet_decompress and the host
 // API's decompress_wavelet, which plans from its host copy of the frame).
-std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out_v, std::size_t capacity,
+std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_frame_v, void* d_out_v,
+                               std::size_t capacity,
                                void* d_temp_v, std::size_t temp_bytes, cudaStream_t stream) {
   using namespace cuda;
+  using namespace cuda::wavelet_decode;
   namespace wg = wavelet_gpu;
   const Layout& L = p.layout;
   const wavelet::Header& h = p.w.header;
@@ -490,7 +278,7 @@ std::size_t decompress_planned(cuda::Plan& p, const void* d_frame_v, void* d_out
 
 std::size_t wavelet_decompress(const void* d_frame, std::size_t bytes, void* d_out, std::size_t capacity,
                                void* d_temp, std::size_t temp_bytes, Stream stream) {
-  cuda::Plan p = cuda::make_plan(d_frame, bytes, stream);
+  cuda::wavelet_decode::Plan p = cuda::wavelet_decode::make_plan(d_frame, bytes, stream);
   return decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
 }
 
@@ -516,7 +304,7 @@ void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
   SlotBuffer<uint8_t> d_out(std::max<std::size_t>(out_bytes, 16));
   try {
     // One plan, from the host's copy of the headers (no reads back from the device).
-    Plan p = make_plan(d_frame.get(), frame_bytes, nullptr, frame);
+    wavelet_decode::Plan p = wavelet_decode::make_plan(d_frame.get(), frame_bytes, nullptr, frame);
     SlotBuffer<uint8_t> d_temp(p.layout.total);
     device::decompress_planned(p, d_frame.get(), d_out.get(), std::max<std::size_t>(out_bytes, 16), d_temp.get(),
                                p.layout.total, nullptr);

@@ -1,0 +1,222 @@
+// cuda/wavelet_decode_plan.cu: see wavelet_decode_plan.hpp.
+#include "cuda/wavelet_decode_plan.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "common/parallel.hpp"
+#include "common/safety.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/frame_decode.hpp"
+#include "cuda/host_staging.hpp"
+#include "cuda/decode_tables_gpu.hpp"
+#include "cuda/huffman_decode.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "wavelet/coefficients.hpp"
+#include "wavelet/samples_checksum.hpp"
+
+namespace vlec::cuda::wavelet_decode {
+
+namespace {
+
+// Host copy of `bytes` device bytes at `src`, on the caller's stream (so it
+// follows whatever the caller enqueued before), waited for.
+void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t bytes, cudaStream_t stream) {
+  dst.resize(bytes);
+  if (bytes == 0) return;
+  CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
+
+// Host work of every group (parsing embedded headers, staging their
+// decodes) on several threads when it is large enough to pay for starting
+// them (wavelet_gpu::parallel_group_work): hdr_room16 at 8192^2 holds 14
+// codebooks of up to 57,216 symbols, ~1.4 ms of parsing and ~1 ms of table
+// plans and upload words on one core of the lead's VM. `work` counts
+// header-area bytes or codebook symbols, whose costs are alike per unit.
+// The error thrown is the lowest group's, as on one thread.
+void for_each_group(std::size_t groups, uint64_t work, const std::function<void(std::size_t)>& job) {
+  parallel_for(groups, work < wavelet_gpu::parallel_group_work ? 1 : resolve_threads(0, groups), job);
+}
+
+namespace {
+
+// The checks of wavelet/decode.cpp's embedded_frame() on group g's header
+// area (`area`, `available` bytes of it at hand).
+format::ParsedFrame check_embedded(const Plan& p, std::size_t g, const uint8_t* area, std::size_t available) {
+  const wavelet::Group& gr = p.w.header.groups[g];
+  const uint64_t where = p.w.stream_offset + p.w.frame.header_area_bytes() + gr.frame_offset;
+  format::ParsedFrame f = format::parse_frame_header(area, available, gr.frame_bytes, where);
+  SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
+               " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
+  SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",
+               g, " holds ", f.header.elements, " elements of ", unsigned{f.header.width}, " bytes where ",
+               gr.samples, " symbols of 1 or 2 bytes belong");
+  SAFETY_CHECK(frame_decodable(f.header), ErrorCode::corrupt_stream, "wavelet group ", g, " embeds a ",
+               to_string(f.header.codec), " frame");
+  f.payload = nullptr;
+  return f;
+}
+
+// Every group's embedded frame header. From the host's copy of the frame
+// when there is one (the host API); else from the device in two rounds of
+// copies into pinned memory, one wait each (fixed headers, then header
+// areas), not two waits per group.
+std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_frame, const uint8_t* host_frame,
+                                               cudaStream_t stream) {
+  const std::vector<wavelet::Group>& groups = p.w.header.groups;
+  const std::size_t G = groups.size();
+  const uint64_t payload = p.w.frame.header_area_bytes();
+  std::vector<format::ParsedFrame> frames(G);
+  // The fixed headers give each header area's size. A damaged one is not
+  // thrown at once but when its group's turn comes, so that the error is the
+  // lowest damaged group's, as the CPU reader reports it.
+  std::vector<std::exception_ptr> fixed_error(G);
+  auto area_bytes = [&](std::size_t g, const uint8_t* fixed) -> uint64_t {
+    try {
+      const format::FrameHeader h = format::read_fixed_header(fixed, format::kFixedHeaderBytes,
+                                                              p.w.stream_offset + payload + groups[g].frame_offset);
+      return std::min<uint64_t>(h.header_area_bytes(), groups[g].frame_bytes);
+    } catch (const Error&) {
+      fixed_error[g] = std::current_exception();
+      return format::kFixedHeaderBytes;  // frame_bytes >= 48 (parse_wavelet_frame)
+    }
+  };
+  auto check = [&](std::size_t g, const uint8_t* area, uint64_t available) {
+    if (fixed_error[g]) std::rethrow_exception(fixed_error[g]);
+    frames[g] = check_embedded(p, g, area, available);
+  };
+  if (host_frame) {
+    std::vector<uint64_t> available(G);
+    uint64_t work = 0;
+    for (std::size_t g = 0; g < G; ++g) {
+      available[g] = area_bytes(g, host_frame + payload + groups[g].frame_offset);
+      work += available[g];
+    }
+    for_each_group(G, work, [&](std::size_t g) {
+      check(g, host_frame + payload + groups[g].frame_offset, available[g]);
+    });
+    return frames;
+  }
+  PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
+  for (std::size_t g = 0; g < G; ++g)
+    CUDA_CHECK(cudaMemcpyAsync(fixed.get() + g * format::kFixedHeaderBytes, d_frame + payload + groups[g].frame_offset,
+                               format::kFixedHeaderBytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<uint64_t> at(G + 1, 0);
+  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
+  PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
+  for (std::size_t g = 0; g < G; ++g)
+    CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
+                               cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
+  return frames;
+}
+
+}  // namespace
+
+// The decode plan of the frame at d_frame (`bytes` bytes in device memory);
+// `host_frame`, if not null, is the same frame in host memory, from which the
+// headers are then read without a copy or a wait.
+Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, const uint8_t* host_frame) {
+  const auto* d_frame = static_cast<const uint8_t*>(d_frame_v);
+  VLEC_REQUIRE(d_frame != nullptr || bytes == 0, "null stream");
+  VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_frame) % 8 == 0, "the stream must be 8-byte aligned in device memory");
+  Plan p;
+  std::vector<uint8_t> area;
+  const uint8_t* header = host_frame;
+  if (!host_frame) read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
+  const format::FrameHeader fh = format::read_fixed_header(host_frame ? host_frame : area.data(),
+                                                           std::min<std::size_t>(bytes, format::kFixedHeaderBytes), 0);
+  SAFETY_CHECK(fh.codec == Codec::wavelet, ErrorCode::invalid_argument, "frame at byte 0 is a ",
+               to_string(fh.codec), " frame, not a wavelet frame");
+  if (!host_frame) {
+    read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
+    header = area.data();
+  }
+  // parse_wavelet_frame reads only the header area (it checks `bytes`
+  // against the area and the frame size before it would read further).
+  p.w = wavelet::parse_wavelet_frame(header, bytes, 0);
+  p.w.payload = nullptr;
+  p.segmented = p.w.header.segmented_checksum;
+  const wavelet::Header& h = p.w.header;
+  p.shape = DwtShape{h.image.width, h.image.height, h.image.depth};
+  p.pixels = p.shape.samples();
+  SAFETY_CHECK(p.shape.nx < kMaxAxis && p.shape.ny < kMaxAxis && p.shape.nz < kMaxAxis, ErrorCode::unavailable,
+               "the GPU decodes wavelet frames with axes below 2^30 samples, not ", p.shape.nx, " x ", p.shape.ny,
+               " x ", p.shape.nz);
+
+  const wavelet::Subbands sb(p.shape, h.levels);
+  const std::size_t G = h.groups.size();
+  p.frames = read_embedded(p, d_frame, host_frame, stream);
+  uint64_t first = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    const wavelet::Group& gr = h.groups[g];
+    GroupDesc d;
+    d.first = first;
+    d.n = gr.samples;
+    d.low_bytes = wavelet::low_bits_bytes(gr.samples, gr.shift);
+    d.width = p.frames[g].header.width;
+    d.shift = gr.shift;
+    p.groups.push_back(d);
+    uint64_t box_first = first;
+    for (const wavelet::Box& b : sb.boxes(gr.spec)) {
+      BoxDesc bd;
+      bd.first = box_first;
+      bd.plane_base = uint64_t{gr.spec.plane} * p.pixels;
+      bd.x0 = b.x0, bd.y0 = b.y0, bd.z0 = b.z0, bd.nx = b.nx, bd.ny = b.ny, bd.nz = b.nz;
+      bd.group = static_cast<uint32_t>(g);
+      p.boxes.push_back(bd);
+      box_first += b.samples();
+    }
+    first += gr.samples;
+  }
+
+  // Temp layout (see the file comment for what shares a region).
+  Layout& L = p.layout;
+  const uint64_t coeff_bytes = 4 * p.w.frame.elements;
+  std::size_t symbols_bytes = 0;
+  L.symbols.resize(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    L.symbols[g] = symbols_bytes;
+    symbols_bytes += round_up(p.groups[g].n * p.groups[g].width);
+  }
+  L.dwt_bytes = device::dwt53_temp_bytes(p.shape, h.levels);
+  L.hash_bytes = samples_checksum_temp_bytes(p.w.frame.elements * p.w.frame.width, p.segmented);
+  std::size_t at = 0;
+  auto take = [&](std::size_t n) {
+    const std::size_t here = at;
+    at += round_up(std::max<std::size_t>(n, 1));
+    return here;
+  };
+  L.status = take(8 * wavelet_gpu::kStatusWords);
+  std::size_t upload_bytes = sizeof(GroupDesc) * G + sizeof(BoxDesc) * p.boxes.size(), pieces = 2;
+  for (const format::ParsedFrame& f : p.frames) {
+    if (rle_path(f.header)) continue;
+    upload_bytes += sizeof(ChunkDesc) * f.header.chunks() +
+                    (f.header.codec == Codec::huffman ? decode_table_upload_bytes(f.codebooks[0].alphabet_size) : 0);
+    pieces += 2;
+  }
+  L.uploads_bytes = UploadArena::bytes_for(upload_bytes, pieces);
+  L.uploads = take(L.uploads_bytes);
+  L.coeffs = take(coeff_bytes);
+  L.recon = take(std::max<uint64_t>(coeff_bytes, symbols_bytes));
+  L.dwt = take(L.dwt_bytes);
+  L.hash = take(L.hash_bytes);
+  L.batch = take(huffman_decode_batch_bytes(G));
+  L.frame_temp.resize(G);
+  L.frame_temp_bytes.resize(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    L.frame_temp_bytes[g] = frame_decode_temp_bytes(p.frames[g]);
+    L.frame_temp[g] = take(L.frame_temp_bytes[g]);
+  }
+  L.total = at;
+  return p;
+}
+
+}  // namespace vlec::cuda::wavelet_decode
