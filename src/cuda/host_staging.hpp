@@ -240,23 +240,13 @@ class UploadArena {
  public:
   UploadArena(void* device, std::size_t capacity)
       : device_(static_cast<uint8_t*>(device)), capacity_(capacity), host_(std::max<std::size_t>(capacity, 16)) {}
-  // A piece's place: its device address after flush(), and where its bytes
-  // go before it (the caller may fill places on several threads).
-  struct Place {
-    void* device = nullptr;
-    uint8_t* host = nullptr;
-  };
-  Place reserve(std::size_t bytes) {
-    const std::size_t at = used_;
-    VLEC_REQUIRE(at + bytes <= capacity_, "upload arena of ", capacity_, " bytes is full");
-    used_ = std::min(capacity_, (at + bytes + 15) / 16 * 16);
-    return {device_ + at, host_.get() + at};
-  }
   // The device address `bytes` bytes of `src` will have after flush().
   void* add(const void* src, std::size_t bytes) {
-    const Place p = reserve(bytes);
-    if (bytes) std::memcpy(p.host, src, bytes);
-    return p.device;
+    const std::size_t at = used_;
+    VLEC_REQUIRE(at + bytes <= capacity_, "upload arena of ", capacity_, " bytes is full");
+    if (bytes) std::memcpy(host_.get() + at, src, bytes);
+    used_ = std::min(capacity_, (at + bytes + 15) / 16 * 16);
+    return device_ + at;
   }
   void flush(cudaStream_t stream) {
     if (used_) CUDA_CHECK(cudaMemcpyAsync(device_, host_.get(), used_, cudaMemcpyHostToDevice, stream));

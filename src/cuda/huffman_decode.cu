@@ -240,8 +240,6 @@ void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
   const std::size_t smem = set_sub_shared<Sym, K, kPairs, kLong>(a);
   if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41-43 KiB) share an SM
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
-  if (smem > 48u << 10)  // cannot happen with kSharedBudget (43 KiB): kept as the guard of that bound
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
   uint64_t blocks = needed;
   if (a.resident_blocks) {
@@ -277,28 +275,10 @@ void launch_default_or_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) 
   if (!launch_variant<Sym, K, kPairs, kLong>(a, stream)) launch_kernel<Sym, K, kPairs, kLong>(a, stream);
 }
 
-template <typename Sym>
-void launch_typed(const HuffmanDecodeArgs& a, cudaStream_t stream) {
-  VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length),
-               "GPU decode tables of the wrong shape");
-  const bool long_codes = a.table.max_length > a.table.single_bits;
-  const bool pairs = a.table.use_pairs && a.table.pair;
-  const unsigned K = huffman::symbols_per_step(a.table.max_length);
-  if (K == 4 && pairs)  // codes of at most 8 bits: the single table holds them all
-    launch_default_or_variant<Sym, 4, true, false>(a, stream);
-  else if (K == 4)
-    launch_default_or_variant<Sym, 4, false, false>(a, stream);
-  else if (K == 2 && pairs)
-    long_codes ? launch_default_or_variant<Sym, 2, true, true>(a, stream) : launch_default_or_variant<Sym, 2, true, false>(a, stream);
-  else if (K == 2)
-    long_codes ? launch_default_or_variant<Sym, 2, false, true>(a, stream) : launch_default_or_variant<Sym, 2, false, false>(a, stream);
-  else
-    long_codes ? launch_default_or_variant<Sym, 1, false, true>(a, stream) : launch_default_or_variant<Sym, 1, false, false>(a, stream);
-}
-
 // ---- many frames -----------------------------------------------------------
 
-// A frame's kernel shape as launch_typed picks it.
+// A frame's kernel shape: K from the code length limit, the pair table where
+// it is used (K >= 2), long codes where codes outgrow the single table (K < 4).
 HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
   VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length),
                "GPU decode tables of the wrong shape");
@@ -311,7 +291,7 @@ HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
   return s;
 }
 
-// Calls Op<Sym, K, kPairs, kLong>::run(args...) for a shape (those launch_typed launches).
+// Calls Op<Sym, K, kPairs, kLong>::run(args...) for a shape (the instantiated kernels).
 template <template <typename, unsigned, bool, bool> class Op, typename Sym, typename... Args>
 auto dispatch_k(const HuffmanDecodeShape& s, Args&&... args) {
   if (s.K == 4) return s.pairs ? Op<Sym, 4, true, false>::run(args...) : Op<Sym, 4, false, false>::run(args...);
@@ -326,6 +306,14 @@ auto dispatch_shape(const HuffmanDecodeShape& s, Args&&... args) {
   if (s.width == 2) return dispatch_k<Op, uint16_t>(s, args...);
   return dispatch_k<Op, uint32_t>(s, args...);
 }
+
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
+struct LaunchOne {
+  static int run(const HuffmanDecodeArgs& a, cudaStream_t stream) {
+    launch_default_or_variant<Sym, K, kPairs, kLong>(a, stream);
+    return 0;
+  }
+};
 
 template <typename Sym, unsigned K, bool kPairs, bool kLong>
 struct SetSubShared {
@@ -401,12 +389,9 @@ void set_decode_sub_shared(bool shared) { g_sub_shared.store(shared); }
 
 void launch_huffman_decode(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   if (a.chunk_count == 0) return;
-  switch (a.width) {
-    case 1: return launch_typed<uint8_t>(a, stream);
-    case 2: return launch_typed<uint16_t>(a, stream);
-    case 4: return launch_typed<uint32_t>(a, stream);
-  }
-  VLEC_REQUIRE(false, "GPU Huffman decoding takes 1-, 2- or 4-byte elements, not ", a.width);
+  VLEC_REQUIRE(a.width == 1 || a.width == 2 || a.width == 4, "GPU Huffman decoding takes 1-, 2- or 4-byte elements, not ",
+               a.width);
+  dispatch_shape<LaunchOne>(shape_of(a), a, stream);
 }
 
 }  // namespace vlec::cuda

@@ -56,6 +56,7 @@ struct TableShape {
   // still fits five to an SM: 5 x (43 KiB + the static tables + 1 KiB) <= 228 KiB.
   static constexpr uint32_t kSharedBudget = 43u << 10;
   static constexpr uint32_t kMaxSharedSub = kSharedBudget > kSharedBytes ? (kSharedBudget - kSharedBytes) / 4 : 0;
+  static_assert(kSharedBudget <= 48u << 10, "launches set no dynamic shared memory attribute above 48 KiB");
 };
 
 // The canonical arrays for long codes without a second level (kLong kernels).

@@ -22,7 +22,6 @@
 // hashed there and copied to the output.
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <string>
@@ -203,10 +202,11 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const HuffmanDecodeBatch batch =
       batched ? stage_huffman_decode_batch(huffman_args, d_temp + L.batch, huffman_decode_batch_bytes(G), stream, writes)
               : HuffmanDecodeBatch{};
-  std::vector<std::size_t> rle_groups, single_groups;
-  for (std::size_t g = 0; g < G; ++g)
-    (rle_path(p.frames[g].header) ? rle_groups : single_groups).push_back(g);
-  if (batched) single_groups.clear();
+  std::vector<std::size_t> rle_groups, single_groups;  // single: one launch a group (not batched)
+  for (std::size_t g = 0; g < G; ++g) {
+    if (rle_path(p.frames[g].header)) rle_groups.push_back(g);
+    else if (!batched) single_groups.push_back(g);
+  }
   const std::size_t launches = batch.launches.size() + single_groups.size() + rle_groups.size();
   const std::size_t used = std::min<std::size_t>(side.size(), launches);
   fork_side_streams(events, stream, used);
@@ -234,24 +234,23 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const std::size_t prefix = h.prefix.size();
   const uint64_t sample_bytes = p.w.frame.elements * p.w.frame.width;
   const bool staged = prefix % 16 != 0;
-  uint8_t* samples = nullptr;  // 16-byte aligned: the output, or (an odd prefix) temp storage copied there after
-  if (cuda::direct_samples(h)) {
-    // One plane in the machine's byte order: the inverse transform writes
-    // the samples itself, range-checked as it narrows them, and no join pass
-    // reads the coefficients back (its i32 planes are free for staging).
-    samples = staged ? d_temp + L.recon : d_out + prefix;
+  // 16-byte aligned: the output, or (an odd prefix) temp storage copied there after.
+  // One plane in the machine's byte order: the inverse transform writes the
+  // samples itself, range-checked as it narrows them, and no join pass reads
+  // the coefficients back (its i32 planes are then free for staging).
+  const bool direct = cuda::direct_samples(h);
+  uint8_t* const samples = !staged ? d_out + prefix : direct ? d_temp + L.recon : d_temp + L.coeffs;
+  if (direct)
     device::dwt53_inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
                           reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream);
-    phase(3);
-    if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
-  } else {
+  else
     for (unsigned pl = 0; pl < h.image.planes; ++pl)
       device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
                             reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
                             stream);
-    phase(3);
-    if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
-    samples = staged ? d_temp + L.coeffs : d_out + prefix;
+  phase(3);
+  if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
+  if (!direct) {
     wg::JoinArgs ja;
     ja.planes = recon;
     ja.pixels = p.pixels;
