@@ -25,6 +25,7 @@
 #include "cuda/codebook_gpu.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
+#include "huffman/gpu_tables.hpp"
 #include "vlec/device.hpp"
 #include "bench_timing.cuh"
 
@@ -177,7 +178,11 @@ int main(int argc, char** argv) {
         cuda::HuffmanDecodeArgs v = a;
         v.resident_blocks = false;
         variant("one block per 8 chunks:", v);
-        if (a.table.pair) {
+        // The pair switch runs on the same tables only where the single
+        // table keeps its width (huffman::gpu_single_bits: K = 2 books without
+        // pairs take 13 bits where codes exceed 11).
+        if (a.table.pair &&
+            huffman::gpu_single_bits(a.table.max_length, !a.table.use_pairs) == a.table.single_bits) {
           v = a;
           v.table.use_pairs = !a.table.use_pairs;
           variant(a.table.use_pairs ? "pair table off:" : "pair table on:", v);

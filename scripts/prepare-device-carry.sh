@@ -10,6 +10,7 @@ targets=${CARRY_TARGETS:-vlec_tests gpu_bench gpu_sweep rle_bench histogram_benc
 # shellcheck disable=SC2086
 cmake --build build-gpu -j"$(nproc)" --target $targets
 mkdir -p .device-carry
+rm -f .device-carry/*.gz  # a previous call's binaries (gzipped again below, they would nest)
 for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench \
   build-gpu/bench/histogram_bench build-gpu/vlec build-gpu/volume_pipeline build-gpu/bench/dwt_gpu_bench \
   build-gpu/bench/image_bench build-gpu/bench/stream_bench build-gpu/bench/wavelet_gpu_bench; do

@@ -23,7 +23,7 @@ using huffman::GpuDecodeTables;
 
 // (length << 16) | symbol, as the kernel's lookup_single returns it (0: no code).
 uint32_t kernel_single(const GpuDecodeTables& g, uint64_t buf) {
-  const unsigned sb = huffman::gpu_single_bits(g.cpu.max_length);
+  const unsigned sb = g.gpu_single_bits;
   EXPECT_EQ(g.single.size(), std::size_t{1} << sb);
   uint32_t e = g.single[buf & ((1u << sb) - 1)];
   if (!(e & huffman::kGpuLong)) return e;
@@ -79,7 +79,7 @@ std::size_t check_book(const huffman::Histogram& hist, unsigned width, std::mt19
     const uint64_t junk = rng() << (l1 + l2);
     const uint64_t buf = book.codes[s1] | uint64_t{book.codes[s2]} << l1 | (l1 + l2 < 64 ? junk : 0);
     const uint32_t e1 = kernel_single(g, buf), e2 = kernel_single(g, buf >> l1);
-    long_lookups += l1 > huffman::gpu_single_bits(book.max_length);
+    long_lookups += l1 > g.gpu_single_bits;
     EXPECT_EQ(e1, l1 << 16 | s1) << "trial " << trial;
     EXPECT_EQ(e2, l2 << 16 | s2) << "trial " << trial;
     if (g.pair_bits != 0) {  // built (and checked) whether the kernel uses it or not
@@ -157,6 +157,7 @@ TEST(GpuDecodeTables, PlanEqualsTheBuiltTables) {
       EXPECT_EQ(p.max_length, g.cpu.max_length);
       EXPECT_EQ(p.single_bits, g.cpu.single_bits);
       EXPECT_EQ(std::size_t{1} << p.gpu_single_bits, g.single.size());
+      EXPECT_EQ(p.gpu_single_bits, g.gpu_single_bits);
       EXPECT_EQ(p.pair_bits, g.pair_bits);
       EXPECT_EQ(p.use_pairs, g.use_pairs);
       EXPECT_EQ(p.pair_slow_share, g.pair_slow_share);

@@ -90,8 +90,12 @@
 #include "cuda/codebook_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/generate_cl.hpp"
+#include "huffman/codebook.hpp"
 
 namespace vlec::cuda {
+
+static_assert(cl::kAutoLimitSlack == huffman::kAutoLimitSlack && cl::kMaxLen == huffman::kMaxCodeLength,
+              "the GPU builder's automatic length limit is the CPU's");
 
 namespace {
 

@@ -112,10 +112,11 @@ VLEC_HD inline void lens_of_ranks(const uint32_t* bound, uint32_t r0, uint32_t (
 }
 
 // The candidate build_codebook keeps: a fixed limit is candidate 0; otherwise the
-// first valid one within B24 + B24/512 (u64 arithmetic, as on the CPU), else 24.
+// first valid one within B24 + B24 / kAutoLimitSlack (u64 arithmetic, as on the
+// CPU: huffman::kAutoLimitSlack), else 24.
 VLEC_HD inline uint32_t choose_candidate(uint32_t ncand, const uint32_t* valid, const uint64_t* bits) {
   if (ncand == 1) return 0;
-  const uint64_t base = bits[kCandidates - 1], bound = base + base / 512;
+  const uint64_t base = bits[kCandidates - 1], bound = base + base / kAutoLimitSlack;
   for (uint32_t c = 0; c < kCandidates; ++c)
     if (valid[c] && bits[c] <= bound) return c;
   return kCandidates - 1;

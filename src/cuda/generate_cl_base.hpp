@@ -14,6 +14,7 @@ constexpr uint32_t kMaxDepth = 128;    // = huffman::kMaxTreeDepth
 constexpr uint32_t kMaxLen = 24;       // = huffman::kMaxCodeLength
 constexpr uint32_t kSlots = kMaxLen + 1;
 constexpr uint32_t kCandidates = 3;    // the automatic policy's limits 11, 16, 24 (huffman::kAutoLengthLimits)
+constexpr uint64_t kAutoLimitSlack = 256;  // = huffman::kAutoLimitSlack (static_assert in codebook_gpu.cu)
 
 VLEC_HD inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 VLEC_HD inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }

@@ -126,11 +126,23 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
     store_group(lane_out, uint64_t{row} * kLanes, s);
   };
   for (uint32_t block = 0; block < hashed_blocks; ++block) {
+    if constexpr (sizeof(Sym) == 1) {  // two rows a hash step (RowHasher::add_two_rows)
 #pragma unroll 1
-    for (unsigned r = 0; r < kRowsPerBlock; ++r, ++row) {
-      Sym s[4];
-      decode_row(s);
-      hasher.add(s, r, lane);
+      for (unsigned r = 0; r < kRowsPerBlock; r += 2) {
+        Sym s0[4], s1[4];
+        decode_row(s0);
+        ++row;
+        decode_row(s1);
+        ++row;
+        hasher.add_two_rows(s0, s1, r, lane);
+      }
+    } else {
+#pragma unroll 1
+      for (unsigned r = 0; r < kRowsPerBlock; ++r, ++row) {
+        Sym s[4];
+        decode_row(s);
+        hasher.add(s, r, lane);
+      }
     }
     hasher.fold(acc, lane);
   }
@@ -147,7 +159,7 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
     for (unsigned step = 0; step < kGroup / K; ++step) {
       d.refill(step * K < mine);
       for (unsigned k = 0; k < K; ++k)
-        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode_one<TableShape<Sym, K, kPairs>, kLong>(t));
+        if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode_one<TableShape<Sym, K, kPairs, kLong>, kLong>(t));
     }
   }
   const uint32_t bad_mask = __ballot_sync(kFullMask, d.bad);
@@ -166,10 +178,12 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
 // The block's copy of a frame's decode tables (the caller syncs after).
 template <typename Sym, unsigned K, bool kPairs, bool kLong>
 __device__ __forceinline__ void fill_tables(const HuffmanDecodeArgs& a) {
-  using Shape = TableShape<Sym, K, kPairs>;
+  using Shape = TableShape<Sym, K, kPairs, kLong>;
   if (a.table.single) {  // null only for frames without a codebook (all chunks raw)
-    uint32_t* s_single = reinterpret_cast<uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
-    for (uint32_t i = threadIdx.x; i < (1u << Shape::kSingleBits); i += blockDim.x) s_single[i] = a.table.single[i];
+    // 16-byte copies (the 13-bit table is 32 KiB: 8 loads a thread, not 32).
+    uint4* s_single = s_decode_tables + Shape::kPairBytes / 16;
+    const uint4* single = reinterpret_cast<const uint4*>(a.table.single);
+    for (uint32_t i = threadIdx.x; i < (1u << Shape::kSingleBits) / 4; i += blockDim.x) s_single[i] = single[i];
     if constexpr (kPairs) {
       const uint4* pair = static_cast<const uint4*>(a.table.pair);
       for (uint32_t i = threadIdx.x; i < Shape::kPairBytes / 16; i += blockDim.x) s_decode_tables[i] = pair[i];
@@ -227,7 +241,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<0>)
 // shared memory its kernel then takes.
 template <typename Sym, unsigned K, bool kPairs, bool kLong>
 std::size_t set_sub_shared(HuffmanDecodeArgs& a) {
-  using Shape = TableShape<Sym, K, kPairs>;
+  using Shape = TableShape<Sym, K, kPairs, kLong>;
   a.table.sub_shared = kLong && a.table.sub != nullptr && a.table.sub_entries > 0 &&
                        a.table.sub_entries <= Shape::kMaxSharedSub && g_sub_shared.load(std::memory_order_relaxed);
   return Shape::kSharedBytes + (a.table.sub_shared ? 4 * std::size_t{a.table.sub_entries} : 0);
@@ -280,14 +294,17 @@ void launch_default_or_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) 
 // A frame's kernel shape: K from the code length limit, the pair table where
 // it is used (K >= 2), long codes where codes outgrow the single table (K < 4).
 HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
-  VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length),
+  VLEC_REQUIRE(!a.table.single ||
+                   a.table.single_bits == huffman::gpu_single_bits(a.table.max_length, a.table.use_pairs),
                "GPU decode tables of the wrong shape");
   VLEC_REQUIRE(a.width == 1 || a.width == 2 || a.width == 4, "GPU Huffman decoding takes 1-, 2- or 4-byte elements");
   HuffmanDecodeShape s;
   s.width = a.width;
   s.K = huffman::symbols_per_step(a.table.max_length);
   s.pairs = a.table.use_pairs && a.table.pair && s.K >= 2;
-  s.long_codes = s.K != 4 && a.table.max_length > a.table.single_bits;
+  // Long codes: above 13 bits for K = 1, above 11 for K = 2 (whose kernels
+  // without pairs then take the 13-bit single table: TableShape).
+  s.long_codes = s.K != 4 && a.table.max_length > (s.K == 1 ? 13u : 11u);
   return s;
 }
 

@@ -46,9 +46,11 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
 // the shared window, with no table pointers held in registers.
 extern __shared__ uint4 s_decode_tables[];
 
-template <typename Sym, unsigned K, bool kPairs>
+template <typename Sym, unsigned K, bool kPairs, bool kLong>
 struct TableShape {
-  static constexpr unsigned kSingleBits = K == 1 ? 13 : 11;
+  // huffman::gpu_single_bits: K = 2 kernels without pairs and with long
+  // codes (codes above 11 bits) take the 13-bit table, as K = 1 does.
+  static constexpr unsigned kSingleBits = K == 1 || (K == 2 && !kPairs && kLong) ? 13 : 11;
   static constexpr unsigned kPairBits = sizeof(Sym) == 1 ? 13 : 12;
   static constexpr uint32_t kPairBytes = kPairs ? (sizeof(Sym) == 1 ? 4u : 8u) << kPairBits : 0;
   static constexpr uint32_t kSharedBytes = kPairBytes + (4u << kSingleBits);
@@ -258,7 +260,7 @@ struct LaneDecoder {
   // The K symbols of one step into s[0..K-1].
   template <typename Sym, bool kPairs, bool kLong>
   __device__ __forceinline__ void decode_step(const LongTables& t, Sym* s) {
-    using Shape = TableShape<Sym, K, kPairs>;
+    using Shape = TableShape<Sym, K, kPairs, kLong>;
     if constexpr (kPairs) {
       constexpr unsigned W = PairEntry<Sym>::W;
 #pragma unroll

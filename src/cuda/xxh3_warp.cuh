@@ -52,6 +52,25 @@ struct RowHasher {
     }
   }
 
+  // Two consecutive rows of bytes (row_in_block even): even lanes hash row
+  // r's word lane / 2, odd lanes row r + 1's word lane / 2, so no lane
+  // computes a product it drops (add() leaves the odd lanes idle) and one
+  // shuffle serves both rows. Word lane / 2 + 16 r and + 16 (r + 1) feed the
+  // same accumulators (16 r is a multiple of 8), so fold() is unchanged.
+  __device__ __forceinline__ void add_two_rows(const Sym (&s0)[4], const Sym (&s1)[4], unsigned row_in_block,
+                                               unsigned lane) {
+    static_assert(sizeof(Sym) == 1, "two rows at a time: bytes only");
+    const uint32_t m0 = uint32_t{s0[0]} | uint32_t{s0[1]} << 8 | uint32_t{s0[2]} << 16 | uint32_t{s0[3]} << 24;
+    const uint32_t m1 = uint32_t{s1[0]} | uint32_t{s1[1]} << 8 | uint32_t{s1[2]} << 16 | uint32_t{s1[3]} << 24;
+    const bool odd = lane & 1;
+    // An even lane needs its odd neighbour's row r; an odd lane its even neighbour's row r + 1.
+    const uint32_t got = __shfl_xor_sync(kFullMaskXxh, odd ? m0 : m1, 1);
+    const uint64_t v = odd ? uint64_t{got} | uint64_t{m1} << 32 : uint64_t{m0} | uint64_t{got} << 32;
+    const unsigned w = (row_in_block + (lane & 1)) * 16 + lane / 2;
+    sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+    sum_b += v;
+  }
+
   // End of a 1 KiB block for a warp that folds its own chunk: gather the
   // block's totals into lanes 0..7 and fold them into acc (= acc[lane]).
   __device__ __forceinline__ void fold(uint64_t& acc, unsigned lane) {

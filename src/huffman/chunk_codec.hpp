@@ -77,11 +77,20 @@ struct DecodeTable {
   std::vector<uint32_t> pair8;     // two codes per lookup, symbols as bytes
   std::vector<uint64_t> pair16;    // two codes per lookup, symbols as 16-bit values
 };
+// The CPU decoder's single-table width: 13 bits for K = 1, and for K = 2
+// where codes longer than 11 bits fill at least 1/128 of the code space (so
+// that more than ~0.8 % of the codes would take the second level: u16
+// quantization codes of 65,536 bins limited to 16 bits have 4.4 %); 11
+// otherwise (a 32 KiB table costs more to build than it saves there).
+unsigned cpu_single_bits(const Codebook& book);
 // Only the canonical arrays and the primary table (what the GPU decoder uses).
 DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bits);
 // symbol_bytes: the width of the symbols the table will decode (1, 2 or 4),
 // so that only that width's pair table is built; 0 builds both.
-DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11, unsigned symbol_bytes = 0);
+// max_single_bits: the single table's widest index (0: the CPU decoder's
+// choice, cpu_single_bits).
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits = 11, unsigned symbol_bytes = 0,
+                              unsigned max_single_bits = 0);
 
 // Whether decode_chunk may take its BMI2 clone of the hot loop (default: if
 // the CPU has BMI2). Tests switch it off to run the portable loop as well.

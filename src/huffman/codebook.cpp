@@ -209,7 +209,7 @@ Codebook build_codebook(const Histogram& hist, unsigned length_limit) {
                  " is too short for ", m, " distinct symbols");
     counts = limit_length_counts(unlimited, length_limit);
   } else {
-    // The shortest candidate limit that costs at most 1/512 (~0.2%) over the
+    // The shortest candidate limit that costs at most 1/256 (~0.4%) over the
     // 24-bit-limited code: 11 bits fit every code in the decoders' single
     // tables, 16 lets them take two symbols a refill (FORMAT §4.3).
     const uint64_t base = coded_bits(hist, ranked, limit_length_counts(unlimited, kMaxCodeLength));
@@ -217,7 +217,7 @@ Codebook build_codebook(const Histogram& hist, unsigned length_limit) {
     for (unsigned limit : kAutoLengthLimits) {
       if ((uint64_t{1} << limit) < m) continue;
       LengthCounts c = limit_length_counts(unlimited, limit);
-      if (coded_bits(hist, ranked, c) <= base + base / 512) {
+      if (coded_bits(hist, ranked, c) <= base + base / kAutoLimitSlack) {
         counts = c;
         break;
       }

@@ -82,13 +82,25 @@ DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bit
   return t;
 }
 
-DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes) {
+unsigned cpu_single_bits(const Codebook& book) {
+  const unsigned K = symbols_per_step(book.max_length);
+  if (K == 1) return 13;
+  if (K == 4 || book.max_length <= 11) return 11;
+  uint64_t long_space = 0;  // in units of 2^-24 of the code space
+  for (uint8_t l : book.lengths)
+    if (l > 11) long_space += uint64_t{1} << (kMaxCodeLength - l);
+  return long_space >= (uint64_t{1} << (kMaxCodeLength - 7)) ? 13 : 11;
+}
+
+DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes,
+                              unsigned max_single_bits) {
   DecodeTable t = make_primary_decode_table(book, primary_bits);
   if (book.empty()) return t;
   // The CPU tables. The single table, and the longest code under each of its
   // indexes that starts a longer code.
   const unsigned K = symbols_per_step(book.max_length);
-  const unsigned sb = t.single_bits = std::min(book.max_length, K == 1 ? 13u : 11u);
+  const unsigned sb = t.single_bits =
+      std::min(book.max_length, max_single_bits ? max_single_bits : cpu_single_bits(book));
   const uint32_t single_mask = (1u << sb) - 1;
   t.single.assign(std::size_t{1} << sb, 0);
   t.long_info.assign(std::size_t{1} << sb, 0);

@@ -13,6 +13,8 @@
 // complete a step (kGpuPairMaxSlowShare): a warp takes the slow path when
 // any of its 32 lanes does, and each index of a Huffman bit stream is about
 // equally likely, so a share s makes 1 - (1 - s)^32 of the warp-steps slow.
+// Where the pair table is not used and codes exceed 11 bits (K = 2), the
+// single table takes 13 bits (gpu_single_bits below).
 // Measured on an H100 (bench/results/2026-11-26-h100-session9-pair-rule.log,
 // 1 GiB, pairs on / off): skewed bytes (0.6 %: 17 % of warp-steps slow)
 // 735 / 684 GB/s; quant1024 (1.8 %) 1,190 / 1,258; text (2.8 %) 700 / 812;
@@ -34,10 +36,22 @@ constexpr uint32_t kGpuLong = 1u << 31;
 
 // Fixed index widths, so that the decoder's masks and table offsets are
 // constants: the single table has 2^13 entries for K = 1 (codes of more than
-// 16 bits) and 2^11 otherwise, the pair table 2^13 entries for 1-byte symbols
-// and 2^12 otherwise. A CPU table of fewer index bits (short codes) is
-// repeated to fill the width: an entry depends only on its index's low bits.
-constexpr unsigned gpu_single_bits(unsigned max_length) { return symbols_per_step(max_length) == 1 ? 13 : 11; }
+// 16 bits) and for K = 2 without the pair table where codes exceed 11 bits,
+// 2^11 otherwise; the pair table 2^13 entries for 1-byte symbols and 2^12
+// otherwise. A CPU table of fewer index bits (short codes) is repeated to
+// fill the width: an entry depends only on its index's low bits.
+//
+// Why 13 bits for K = 2 without pairs: there both codes of a step are single
+// lookups, and a code longer than the table costs its warp a divergent
+// second-level lookup whenever any of the step's 64 codes is long. On u16
+// quantization codes of 65,536 bins (limit 16) 4.4 % of the codes exceed 11
+// bits (94 % of the warp-steps hold one) and 1.1 % exceed 13 (52 %). The
+// pair table (2^12 entries of 8 bytes) and the 13-bit single table take the
+// same 32 KiB, so no kernel needs more shared memory than before.
+constexpr unsigned gpu_single_bits(unsigned max_length, bool use_pairs) {
+  const unsigned K = symbols_per_step(max_length);
+  return K == 1 || (K == 2 && !use_pairs && max_length > 11) ? 13 : 11;
+}
 constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; }
 
 // The pair table's slow share (in 65,536ths of its indexes) below which the
@@ -45,8 +59,10 @@ constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; 
 constexpr uint32_t kGpuPairMaxSlowShare = 655;
 
 struct GpuDecodeTables {
-  DecodeTable cpu;                // single, sub, pairs and the canonical arrays
+  DecodeTable cpu;                // single, sub, pairs and the canonical arrays, single_bits =
+                                  // min(max_length, gpu_single_bits); its pair tables are the CPU's (11 bits)
   std::vector<uint32_t> single;   // cpu.single with the long entries as above, 2^gpu_single_bits entries
+  unsigned gpu_single_bits = 0;   // gpu_single_bits(max_length, use_pairs); 0 for an empty codebook
   std::vector<uint32_t> pair8;    // cpu.pair8 or cpu.pair16 repeated to 2^gpu_pair_bits entries
   std::vector<uint64_t> pair16;
   unsigned pair_bits = 0;         // index width of the pair table in cpu (0: none)
@@ -71,7 +87,7 @@ GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width);
 // O(alphabet + L^2) and equals the fields of make_gpu_decode_tables (tested).
 struct GpuTablePlan {
   unsigned max_length = 0;
-  unsigned single_bits = 0;      // index width of the CPU single table (cpu.single_bits)
+  unsigned single_bits = 0;      // index width of the single table before repetition (cpu.single_bits)
   unsigned gpu_single_bits = 0;  // 0 for an empty codebook
   unsigned pair_bits = 0;        // GpuDecodeTables::pair_bits (0: no pair table)
   unsigned gpu_pair_bits = 0;    // gpu_pair_bits(width)
