@@ -33,9 +33,12 @@ namespace decode_lanes {
 
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
+// Volatile: read once into a register. Left to itself the compiler reads
+// SR_LTMASK again at every refill (an S2R whose latency the ballot's popcount
+// then waits for).
 __device__ __forceinline__ uint32_t lanemask_lt() {
   uint32_t m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
   return m;
 }
 
@@ -45,6 +48,27 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
 // a lookup is a mask with a constant and one LDS at a constant offset from
 // the shared window, with no table pointers held in registers.
 extern __shared__ uint4 s_decode_tables[];
+
+// The tables' shared-window address, computed once and held in a register:
+// the empty volatile asm makes it opaque, where the compiler otherwise
+// rebuilt it at every lookup under the 48-register cap (S2R SR_CgaCtaId and
+// three more instructions a step). Lookups are ld.shared at constant offsets
+// from it.
+__device__ __forceinline__ uint32_t pinned_tables_base() {
+  uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(s_decode_tables));
+  asm volatile("" : "+r"(a));
+  return a;
+}
+__device__ __forceinline__ uint32_t lds32(uint32_t address) {
+  uint32_t v;
+  asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
+__device__ __forceinline__ uint64_t lds64(uint32_t address) {
+  uint64_t v;
+  asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(address));
+  return v;
+}
 
 template <typename Sym, unsigned K, bool kPairs, bool kLong>
 struct TableShape {
@@ -94,22 +118,22 @@ __device__ __noinline__ inline uint32_t decode_canonical(const uint32_t* canon, 
 // one), this load sits on every step's chain, and from global memory it
 // misses L1 whenever the chunk's streaming words have evicted the table.
 template <unsigned kSingleBits, uint32_t kSubOffset>
-__device__ __forceinline__ uint32_t decode_long(const LongTables& t, uint32_t e, uint32_t v) {
+__device__ __forceinline__ uint32_t decode_long(const LongTables& t, uint32_t base, uint32_t e, uint32_t v) {
   const unsigned sub_bits = e & 31;
   if (sub_bits == 0) return decode_canonical(s_canon, t.sorted, kSingleBits + 1, t.max_length, v);
   const uint32_t i = ((e & ~huffman::kGpuLong) >> 5) + ((v >> kSingleBits) & ((1u << sub_bits) - 1));
-  if (t.sub_shared) return reinterpret_cast<const uint32_t*>(s_decode_tables)[kSubOffset / 4 + i];
+  if (t.sub_shared) return lds32(base + kSubOffset + 4 * i);
   return __ldg(t.sub + i);
 }
 
 // One code from the single table: (length << 16) | symbol. A long code that
 // is no code, or longer than the `bits` the lane holds, sets `bad`.
 template <typename Shape, bool kLong>
-__device__ __forceinline__ uint32_t lookup_single(const LongTables& t, uint32_t v, uint32_t bits, uint32_t& bad) {
-  const uint32_t* single = reinterpret_cast<const uint32_t*>(s_decode_tables) + Shape::kPairBytes / 4;
-  uint32_t e = single[v & ((1u << Shape::kSingleBits) - 1)];
+__device__ __forceinline__ uint32_t lookup_single(const LongTables& t, uint32_t base, uint32_t v, uint32_t bits,
+                                                  uint32_t& bad) {
+  uint32_t e = lds32(base + Shape::kPairBytes + 4 * (v & ((1u << Shape::kSingleBits) - 1)));
   if (kLong && (e & huffman::kGpuLong)) {
-    e = decode_long<Shape::kSingleBits, Shape::kSharedBytes>(t, e, v);
+    e = decode_long<Shape::kSingleBits, Shape::kSharedBytes>(t, base, e, v);
     if ((e >> 16) == 0 || (e >> 16) > bits) bad = 1, e = 0;
   }
   return e;
@@ -133,21 +157,24 @@ struct PairEntry<uint8_t> {
 // (a lane whose two codes do not both fit in its index) takes single lookups.
 // Pairs exist for K >= 2 (L <= 16), so `v >> l1` still holds the second code.
 template <typename Sym, typename Shape, bool kLong>
-__device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTables& t, uint32_t v, uint32_t bits,
-                                                                  uint32_t& bad) {
+__device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTables& t, uint32_t base, uint32_t v,
+                                                                  uint32_t bits, uint32_t& bad) {
   using E = typename PairEntry<Sym>::E;
   constexpr unsigned W = PairEntry<Sym>::W;
   constexpr E kSlow = E{1} << (2 * W + 7);
-  E e = reinterpret_cast<const E*>(s_decode_tables)[v & ((1u << Shape::kPairBits) - 1)];
+  const uint32_t at = base + sizeof(E) * (v & ((1u << Shape::kPairBits) - 1));
+  E e;
+  if constexpr (sizeof(E) == 4) e = lds32(at);
+  else e = lds64(at);
   if (e & kSlow) {
     uint32_t s1 = static_cast<uint32_t>(e) & ((1u << W) - 1);
     uint32_t l1 = static_cast<uint32_t>(e >> (2 * W)) & 63;
     if (l1 == 0) {
-      const uint32_t e1 = lookup_single<Shape, kLong>(t, v, bits, bad);
+      const uint32_t e1 = lookup_single<Shape, kLong>(t, base, v, bits, bad);
       s1 = e1 & 0xFFFF;
       l1 = e1 >> 16;
     }
-    const uint32_t e2 = lookup_single<Shape, kLong>(t, v >> l1, bits - l1, bad);
+    const uint32_t e2 = lookup_single<Shape, kLong>(t, base, v >> l1, bits - l1, bad);
     e = s1 | E{e2 & 0xFFFF} << W | E{l1 + (e2 >> 16)} << (2 * W);
   }
   return e;
@@ -179,6 +206,7 @@ struct LaneDecoder {
   uint32_t win2 = 0;            // kWindows == 3: word wbase + 64 + lane, in flight
   uint32_t lanes_below = 0;
   uint32_t lane = 0;
+  uint32_t tables = 0;  // pinned_tables_base()
 
   // Loads are clamped into the chunk: an overrun is caught by the word count.
   __device__ __forceinline__ uint32_t load(uint32_t i) const { return __ldg(words + min(i, last_word)); }
@@ -189,6 +217,7 @@ struct LaneDecoder {
   __device__ __forceinline__ void start(unsigned lane_index, uint32_t threshold) {
     lane = lane_index;
     lanes_below = lanemask_lt();
+    tables = pinned_tables_base();
     limit = kSplit ? 64 - threshold : threshold;
     win0 = load(lane);
     win1 = load(32 + lane);
@@ -265,7 +294,7 @@ struct LaneDecoder {
       constexpr unsigned W = PairEntry<Sym>::W;
 #pragma unroll
       for (unsigned h = 0; h < K / 2; ++h) {
-        const auto e = lookup_pair<Sym, Shape, kLong>(t, peek(), held(), bad);
+        const auto e = lookup_pair<Sym, Shape, kLong>(t, tables, peek(), held(), bad);
         s[2 * h] = static_cast<Sym>(e & ((1u << W) - 1));
         s[2 * h + 1] = static_cast<Sym>((e >> W) & ((1u << W) - 1));
         consume(static_cast<uint32_t>(e >> (2 * W)));
@@ -279,7 +308,7 @@ struct LaneDecoder {
   // One symbol (also the last, partial row, where a lane may own fewer than K).
   template <typename Shape, bool kLong>
   __device__ __forceinline__ uint32_t decode_one(const LongTables& t) {
-    const uint32_t e = lookup_single<Shape, kLong>(t, peek(), held(), bad);
+    const uint32_t e = lookup_single<Shape, kLong>(t, tables, peek(), held(), bad);
     consume(e >> 16);
     return e & 0xFFFF;
   }
