@@ -67,8 +67,8 @@ std::vector<DeviceFrame> make_frames(const std::vector<Case>& cases, uint64_t se
   return frames;
 }
 
-// Stage every frame, decode them as one batch on `streams`, wait.
-void decode_batch(std::vector<DeviceFrame>& frames, const std::vector<cudaStream_t>& streams) {
+// Stage every frame, decode them as one batch on `streams`, wait; returns the launches.
+cuda::HuffmanDecodeBatch decode_batch(std::vector<DeviceFrame>& frames, const std::vector<cudaStream_t>& streams) {
   cuda::HostWrites writes;
   std::vector<cuda::HuffmanDecodeArgs> args;
   for (DeviceFrame& f : frames)
@@ -81,6 +81,7 @@ void decode_batch(std::vector<DeviceFrame>& frames, const std::vector<cudaStream
   for (std::size_t i = 0; i < batch.launches.size(); ++i)
     cuda::launch_huffman_decode_batch(batch.launches[i], streams[i % streams.size()]);
   CUDA_CHECK(cudaDeviceSynchronize());
+  return batch;
 }
 
 TEST(GpuDecodeBatch, EveryShapeInOneBatch) {
@@ -93,9 +94,10 @@ TEST(GpuDecodeBatch, EveryShapeInOneBatch) {
       {"skewed", DType::u8, 300007, 4096, 24},        // K = 1
       {"text", DType::u8, 200003, 16384, 0},          // K = 2, 11 bits: no long codes
       {"uniform", DType::u8, 100000, 16384, 0},       // raw chunks
-      {"quant1024", DType::u16, 500009, 16384, 0},    // u16, pairs
-      {"quant65536", DType::u16, 700001, 16384, 0},   // u16, K = 1, long codes, second level
-      {"quant65536", DType::u16, 300001, 16384, 16},  // u16, K = 2 without pairs
+      {"quant1024", DType::u16, 500009, 16384, 0},    // u16, K = 2 without pairs, rare long codes
+      {"quant1024", DType::u16, 400009, 16384, 9},    // u16, K = 2, limit 9
+      {"quant65536", DType::u16, 700001, 16384, 24},  // u16, K = 1, long codes, second level
+      {"quant65536", DType::u16, 300001, 16384, 16},  // u16, K = 2 without pairs, the 13-bit single table
       {"quant1024", DType::u32, 200001, 16384, 0},    // u32
       {"skewed", DType::u8, 0, 16384, 0},             // empty
       {"skewed", DType::u8, 77, 16384, 0},            // one partial chunk
@@ -105,7 +107,18 @@ TEST(GpuDecodeBatch, EveryShapeInOneBatch) {
   cudaStream_t s1, s2;
   CUDA_CHECK(cudaStreamCreate(&s1));
   CUDA_CHECK(cudaStreamCreate(&s2));
-  decode_batch(frames, {s1, s2});
+  const cuda::HuffmanDecodeBatch batch = decode_batch(frames, {s1, s2});
+  // The shapes the cases are there for.
+  auto has = [&](unsigned width, unsigned K, bool pairs, bool wide) {
+    for (const auto& l : batch.launches)
+      if (l.shape.width == width && l.shape.K == K && l.shape.pairs == pairs && l.shape.wide_single == wide) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(1, 2, true, false));
+  EXPECT_TRUE(has(1, 4, true, false) || has(1, 4, false, false));
+  EXPECT_TRUE(has(2, 2, false, true));
+  EXPECT_TRUE(has(2, 2, false, false));
+  EXPECT_TRUE(has(2, 1, false, false));
   for (std::size_t i = 0; i < frames.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i) + " " + cases[i].gen + " limit " + std::to_string(cases[i].limit));
     std::vector<uint8_t> back(frames[i].data.size());

@@ -141,6 +141,32 @@ TEST(GpuDecodeTables, EmptyCodebookHasNoTables) {
   EXPECT_FALSE(g.use_pairs);
 }
 
+// The single table's width: 13 bits for K = 2 without pairs only where codes
+// above 11 bits are common (huffman::gpu_single_bits), on the GPU and the
+// CPU alike, and every lookup still gives the code.
+TEST(GpuDecodeTables, WideSingleTableWhereLongCodesAreCommon) {
+  std::mt19937_64 rng(test::base_seed() + 34);
+  // Exponential counts over 16,384 symbols: limit 16, 4 % of the codes above 11 bits.
+  huffman::Histogram common(16384);
+  for (uint32_t s = 0; s < common.size(); ++s)
+    common[s] = 1 + static_cast<uint64_t>(1e5 * std::exp(-static_cast<double>(s) / 4000));
+  // 1,000 equal symbols (10-bit codes: no pair table) and 100 rare ones (long codes, rare).
+  huffman::Histogram rare(1100);
+  for (uint32_t s = 0; s < rare.size(); ++s) rare[s] = s < 1000 ? 1000000 : 1;
+  for (const auto& [hist, wide] : {std::pair{common, true}, std::pair{rare, false}}) {
+    const Codebook book = huffman::build_codebook(hist);
+    ASSERT_EQ(huffman::symbols_per_step(book.max_length), 2u);
+    ASSERT_GT(book.max_length, 11u);
+    EXPECT_EQ(huffman::long_codes_common(book), wide);
+    const GpuDecodeTables g = huffman::make_gpu_decode_tables(book, 2);
+    EXPECT_FALSE(g.use_pairs);
+    EXPECT_EQ(g.gpu_single_bits, wide ? 13u : 11u);
+    EXPECT_EQ(huffman::plan_gpu_decode_tables(book, 2).gpu_single_bits, g.gpu_single_bits);
+    EXPECT_EQ(huffman::cpu_single_bits(book), wide ? 13u : 11u);
+    check_book(hist, 2, rng);
+  }
+}
+
 // The plan the host makes before the GPU builds the tables (kernel shape and
 // table sizes from the length counts) equals what building them gives.
 TEST(GpuDecodeTables, PlanEqualsTheBuiltTables) {

@@ -69,7 +69,7 @@ __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to,
 }
 
 // Decode and verify chunk c with the calling warp.
-template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong, unsigned kVariant>
 __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const LongTables& t, uint64_t c,
                                              unsigned lane) {
   const ChunkDesc chunk = a.chunks[c];
@@ -176,7 +176,7 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
 }
 
 // The block's copy of a frame's decode tables (the caller syncs after).
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 __device__ __forceinline__ void fill_tables(const HuffmanDecodeArgs& a) {
   using Shape = TableShape<Sym, K, kPairs, kLong>;
   if (a.table.single) {  // null only for frames without a codebook (all chunks raw)
@@ -198,7 +198,7 @@ __device__ __forceinline__ void fill_tables(const HuffmanDecodeArgs& a) {
 
 // Warp w of block b decodes chunk 8b + w, then those one grid further (only
 // with resident_blocks: the grid then fills the GPU once).
-template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong, unsigned kVariant>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
     huffman_decode_kernel(const HuffmanDecodeArgs a) {
   fill_tables<Sym, K, kPairs, kLong>(a);
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
 // [block_start[f], block_start[f + 1]), one per 8 chunks; a block copies its
 // frame's arguments to shared memory (thread 0, after a binary search) and
 // its tables, then each warp decodes one chunk, as huffman_decode_kernel.
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<0>)
     huffman_decode_many_kernel(const HuffmanDecodeArgs* frames, const uint32_t* block_start, uint32_t count) {
   __shared__ __align__(16) unsigned char s_args[sizeof(HuffmanDecodeArgs)];
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<0>)
 
 // Whether a frame's second level goes to shared memory, and the bytes of
 // shared memory its kernel then takes.
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 std::size_t set_sub_shared(HuffmanDecodeArgs& a) {
   using Shape = TableShape<Sym, K, kPairs, kLong>;
   a.table.sub_shared = kLong && a.table.sub != nullptr && a.table.sub_entries > 0 &&
@@ -247,7 +247,7 @@ std::size_t set_sub_shared(HuffmanDecodeArgs& a) {
   return Shape::kSharedBytes + (a.table.sub_shared ? 4 * std::size_t{a.table.sub_entries} : 0);
 }
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong, unsigned kVariant = 0>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong, unsigned kVariant = 0>
 void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
   const auto kernel = huffman_decode_kernel<Sym, K, kPairs, kLong, kVariant>;
   HuffmanDecodeArgs a = args;
@@ -269,7 +269,7 @@ void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
 }
 
 // The measured alternatives, on gpu_bench's datasets' kernels only.
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 bool launch_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   constexpr bool benched = (sizeof(Sym) <= 2 && K == 2 && kPairs && kLong) || (sizeof(Sym) == 2 && K == 1 && !kPairs && kLong);
   if constexpr (benched) {
@@ -284,7 +284,7 @@ bool launch_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   return false;
 }
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 void launch_default_or_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
   if (!launch_variant<Sym, K, kPairs, kLong>(a, stream)) launch_kernel<Sym, K, kPairs, kLong>(a, stream);
 }
@@ -294,37 +294,42 @@ void launch_default_or_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) 
 // A frame's kernel shape: K from the code length limit, the pair table where
 // it is used (K >= 2), long codes where codes outgrow the single table (K < 4).
 HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
-  VLEC_REQUIRE(!a.table.single ||
-                   a.table.single_bits == huffman::gpu_single_bits(a.table.max_length, a.table.use_pairs),
+  const unsigned K = huffman::symbols_per_step(a.table.max_length);
+  const bool pairs = a.table.use_pairs && a.table.pair && K >= 2;
+  // 13 bits for K = 1; 11 or 13 (huffman::gpu_single_bits) for K = 2 without pairs; else 11.
+  VLEC_REQUIRE(!a.table.single || a.table.single_bits == (K == 1 ? 13u : 11u) ||
+                   (K == 2 && !pairs && a.table.single_bits == 13u),
                "GPU decode tables of the wrong shape");
   VLEC_REQUIRE(a.width == 1 || a.width == 2 || a.width == 4, "GPU Huffman decoding takes 1-, 2- or 4-byte elements");
   HuffmanDecodeShape s;
   s.width = a.width;
-  s.K = huffman::symbols_per_step(a.table.max_length);
-  s.pairs = a.table.use_pairs && a.table.pair && s.K >= 2;
-  // Long codes: above 13 bits for K = 1, above 11 for K = 2 (whose kernels
-  // without pairs then take the 13-bit single table: TableShape).
-  s.long_codes = s.K != 4 && a.table.max_length > (s.K == 1 ? 13u : 11u);
+  s.K = K;
+  s.pairs = pairs;
+  s.wide_single = K == 2 && a.table.single && a.table.single_bits == 13;
+  // Long codes: above 13 bits for K = 1, above 11 for K = 2 (a wide single
+  // table implies them: huffman::gpu_single_bits).
+  s.long_codes = K != 4 && a.table.max_length > (K == 1 ? 13u : 11u);
   return s;
 }
 
-// Calls Op<Sym, K, kPairs, kLong>::run(args...) for a shape (the instantiated kernels).
-template <template <typename, unsigned, bool, bool> class Op, typename Sym, typename... Args>
+// Calls Op<Sym, K, kPairs, kLong>::run(args...) for a shape (the instantiated
+// kernels; kLong as in TableShape: 0 none, 1 long codes, 2 the wide single table).
+template <template <typename, unsigned, bool, unsigned> class Op, typename Sym, typename... Args>
 auto dispatch_k(const HuffmanDecodeShape& s, Args&&... args) {
-  if (s.K == 4) return s.pairs ? Op<Sym, 4, true, false>::run(args...) : Op<Sym, 4, false, false>::run(args...);
-  if (s.K == 2 && s.pairs)
-    return s.long_codes ? Op<Sym, 2, true, true>::run(args...) : Op<Sym, 2, true, false>::run(args...);
-  if (s.K == 2) return s.long_codes ? Op<Sym, 2, false, true>::run(args...) : Op<Sym, 2, false, false>::run(args...);
-  return s.long_codes ? Op<Sym, 1, false, true>::run(args...) : Op<Sym, 1, false, false>::run(args...);
+  if (s.K == 4) return s.pairs ? Op<Sym, 4, true, 0>::run(args...) : Op<Sym, 4, false, 0>::run(args...);
+  if (s.K == 2 && s.pairs) return s.long_codes ? Op<Sym, 2, true, 1>::run(args...) : Op<Sym, 2, true, 0>::run(args...);
+  if (s.K == 2 && s.wide_single) return Op<Sym, 2, false, 2>::run(args...);
+  if (s.K == 2) return s.long_codes ? Op<Sym, 2, false, 1>::run(args...) : Op<Sym, 2, false, 0>::run(args...);
+  return s.long_codes ? Op<Sym, 1, false, 1>::run(args...) : Op<Sym, 1, false, 0>::run(args...);
 }
-template <template <typename, unsigned, bool, bool> class Op, typename... Args>
+template <template <typename, unsigned, bool, unsigned> class Op, typename... Args>
 auto dispatch_shape(const HuffmanDecodeShape& s, Args&&... args) {
   if (s.width == 1) return dispatch_k<Op, uint8_t>(s, args...);
   if (s.width == 2) return dispatch_k<Op, uint16_t>(s, args...);
   return dispatch_k<Op, uint32_t>(s, args...);
 }
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 struct LaunchOne {
   static int run(const HuffmanDecodeArgs& a, cudaStream_t stream) {
     launch_default_or_variant<Sym, K, kPairs, kLong>(a, stream);
@@ -332,12 +337,12 @@ struct LaunchOne {
   }
 };
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 struct SetSubShared {
   static std::size_t run(HuffmanDecodeArgs& a) { return set_sub_shared<Sym, K, kPairs, kLong>(a); }
 };
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 struct LaunchMany {
   static int run(const HuffmanDecodeBatch::Launch& l, cudaStream_t stream) {
     const auto kernel = huffman_decode_many_kernel<Sym, K, kPairs, kLong>;

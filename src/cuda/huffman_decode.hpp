@@ -94,7 +94,10 @@ void launch_huffman_decode(const HuffmanDecodeArgs& args, cudaStream_t stream);
 struct HuffmanDecodeShape {
   unsigned width = 1, K = 1;
   bool pairs = false, long_codes = false;
-  unsigned key() const { return width << 8 | K << 2 | unsigned{pairs} << 1 | unsigned{long_codes}; }
+  bool wide_single = false;  // K = 2 without pairs: the 13-bit single table (huffman::gpu_single_bits)
+  unsigned key() const {
+    return width << 8 | K << 3 | unsigned{wide_single} << 2 | unsigned{pairs} << 1 | unsigned{long_codes};
+  }
 };
 struct HuffmanDecodeBatch {
   struct Launch {

@@ -70,11 +70,13 @@ __device__ __forceinline__ uint64_t lds64(uint32_t address) {
   return v;
 }
 
-template <typename Sym, unsigned K, bool kPairs, bool kLong>
+template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 struct TableShape {
-  // huffman::gpu_single_bits: K = 2 kernels without pairs and with long
-  // codes (codes above 11 bits) take the 13-bit table, as K = 1 does.
-  static constexpr unsigned kSingleBits = K == 1 || (K == 2 && !kPairs && kLong) ? 13 : 11;
+  // kLong: 0 no codes beyond the single table, 1 long codes, 2 long codes
+  // and the 13-bit single table for K = 2 (huffman::gpu_single_bits: no
+  // pairs, codes above 11 bits common), which K = 1 always has.
+  static_assert(kLong != 2 || (K == 2 && !kPairs), "the wide single table is for K = 2 without pairs");
+  static constexpr unsigned kSingleBits = K == 1 || kLong == 2 ? 13 : 11;
   static constexpr unsigned kPairBits = sizeof(Sym) == 1 ? 13 : 12;
   static constexpr uint32_t kPairBytes = kPairs ? (sizeof(Sym) == 1 ? 4u : 8u) << kPairBits : 0;
   static constexpr uint32_t kSharedBytes = kPairBytes + (4u << kSingleBits);
@@ -128,7 +130,7 @@ __device__ __forceinline__ uint32_t decode_long(const LongTables& t, uint32_t ba
 
 // One code from the single table: (length << 16) | symbol. A long code that
 // is no code, or longer than the `bits` the lane holds, sets `bad`.
-template <typename Shape, bool kLong>
+template <typename Shape, unsigned kLong>
 __device__ __forceinline__ uint32_t lookup_single(const LongTables& t, uint32_t base, uint32_t v, uint32_t bits,
                                                   uint32_t& bad) {
   uint32_t e = lds32(base + Shape::kPairBytes + 4 * (v & ((1u << Shape::kSingleBits) - 1)));
@@ -156,7 +158,7 @@ struct PairEntry<uint8_t> {
 // Two codes with one lookup; the rare step the pair table cannot complete
 // (a lane whose two codes do not both fit in its index) takes single lookups.
 // Pairs exist for K >= 2 (L <= 16), so `v >> l1` still holds the second code.
-template <typename Sym, typename Shape, bool kLong>
+template <typename Sym, typename Shape, unsigned kLong>
 __device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTables& t, uint32_t base, uint32_t v,
                                                                   uint32_t bits, uint32_t& bad) {
   using E = typename PairEntry<Sym>::E;
@@ -287,7 +289,7 @@ struct LaneDecoder {
   }
 
   // The K symbols of one step into s[0..K-1].
-  template <typename Sym, bool kPairs, bool kLong>
+  template <typename Sym, bool kPairs, unsigned kLong>
   __device__ __forceinline__ void decode_step(const LongTables& t, Sym* s) {
     using Shape = TableShape<Sym, K, kPairs, kLong>;
     if constexpr (kPairs) {
@@ -306,7 +308,7 @@ struct LaneDecoder {
   }
 
   // One symbol (also the last, partial row, where a lane may own fewer than K).
-  template <typename Shape, bool kLong>
+  template <typename Shape, unsigned kLong>
   __device__ __forceinline__ uint32_t decode_one(const LongTables& t) {
     const uint32_t e = lookup_single<Shape, kLong>(t, tables, peek(), held(), bad);
     consume(e >> 16);

@@ -77,11 +77,15 @@ struct DecodeTable {
   std::vector<uint32_t> pair8;     // two codes per lookup, symbols as bytes
   std::vector<uint64_t> pair16;    // two codes per lookup, symbols as 16-bit values
 };
+// Whether codes longer than 11 bits fill at least 1/128 of the code space,
+// so that more than ~0.8 % of the codes would miss an 11-bit single table
+// (u16 quantization codes of 65,536 bins limited to 16 bits: 4.4 %).
+// `counts[l]`: the codes of length l.
+bool long_codes_common(const uint64_t* counts, unsigned max_length);
+bool long_codes_common(const Codebook& book);
 // The CPU decoder's single-table width: 13 bits for K = 1, and for K = 2
-// where codes longer than 11 bits fill at least 1/128 of the code space (so
-// that more than ~0.8 % of the codes would take the second level: u16
-// quantization codes of 65,536 bins limited to 16 bits have 4.4 %); 11
-// otherwise (a 32 KiB table costs more to build than it saves there).
+// where long codes are common (above); 11 otherwise (there a 32 KiB table
+// costs more to build and to keep in cache than it saves).
 unsigned cpu_single_bits(const Codebook& book);
 // Only the canonical arrays and the primary table (what the GPU decoder uses).
 DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bits);

@@ -82,14 +82,22 @@ DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bit
   return t;
 }
 
+bool long_codes_common(const uint64_t* counts, unsigned max_length) {
+  uint64_t long_space = 0;  // in units of 2^-24 of the code space
+  for (unsigned l = 12; l <= std::min(max_length, kMaxCodeLength); ++l) long_space += counts[l] << (kMaxCodeLength - l);
+  return long_space >= (uint64_t{1} << (kMaxCodeLength - 7));
+}
+
+bool long_codes_common(const Codebook& book) {
+  std::array<uint64_t, kMaxCodeLength + 1> counts{};
+  for (uint8_t l : book.lengths) ++counts[l];
+  return long_codes_common(counts.data(), book.max_length);
+}
+
 unsigned cpu_single_bits(const Codebook& book) {
   const unsigned K = symbols_per_step(book.max_length);
   if (K == 1) return 13;
-  if (K == 4 || book.max_length <= 11) return 11;
-  uint64_t long_space = 0;  // in units of 2^-24 of the code space
-  for (uint8_t l : book.lengths)
-    if (l > 11) long_space += uint64_t{1} << (kMaxCodeLength - l);
-  return long_space >= (uint64_t{1} << (kMaxCodeLength - 7)) ? 13 : 11;
+  return K == 2 && long_codes_common(book) ? 13 : 11;
 }
 
 DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes,

@@ -24,8 +24,24 @@ GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width) {
   if (book.empty()) return p;
   const unsigned L = book.max_length, K = symbols_per_step(L);
   p.gpu_pair_bits = gpu_pair_bits(width);
+  // One pass over the alphabet (the wavelet decoder plans up to 23 codebooks
+  // of up to 65,536 symbols per frame): the length counts, and for both
+  // possible single-table widths the longest code above the width under
+  // each of its indexes (the width is decided from the counts after).
   std::array<uint64_t, kMaxCodeLength + 1> n{};
-  for (uint32_t s = 0; s < book.alphabet_size; ++s) ++n[book.lengths[s]];
+  std::vector<uint8_t> longest11(L > 11 ? std::size_t{1} << 11 : 0, 0), longest13(L > 13 ? std::size_t{1} << 13 : 0, 0);
+  for (uint32_t s = 0; s < book.alphabet_size; ++s) {
+    const unsigned l = book.lengths[s];
+    ++n[l];
+    if (l > 11) {
+      uint8_t& m11 = longest11[book.codes[s] & 0x7FFu];
+      m11 = static_cast<uint8_t>(std::max<unsigned>(m11, l));
+      if (l > 13) {
+        uint8_t& m13 = longest13[book.codes[s] & 0x1FFFu];
+        m13 = static_cast<uint8_t>(std::max<unsigned>(m13, l));
+      }
+    }
+  }
   for (unsigned l = 1; l <= L; ++l) p.coded_symbols += static_cast<uint32_t>(n[l]);
   if (K >= 2) {
     // make_decode_table's pair fill (over its 11-bit single table) keeps the
@@ -44,17 +60,11 @@ GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width) {
       p.use_pairs = p.pair_slow_share < kGpuPairMaxSlowShare;
     }
   }
-  p.gpu_single_bits = gpu_single_bits(L, p.use_pairs);
+  p.gpu_single_bits = gpu_single_bits(L, p.use_pairs, long_codes_common(n.data(), L));
   const unsigned sb = p.single_bits = std::min(L, p.gpu_single_bits);
-  std::vector<uint8_t> longest(L > sb ? std::size_t{1} << sb : 0, 0);
-  const uint32_t mask = (1u << sb) - 1;
-  for (uint32_t s = 0; s < book.alphabet_size; ++s)
-    if (const unsigned l = book.lengths[s]; l > sb) {
-      uint8_t& m = longest[book.codes[s] & mask];
-      m = static_cast<uint8_t>(std::max<unsigned>(m, l));
-    }
-  for (uint8_t m : longest)
-    if (m) p.sub_entries += std::size_t{1} << (m - sb);
+  if (L > sb)
+    for (uint8_t m : sb == 11 ? longest11 : longest13)
+      if (m) p.sub_entries += std::size_t{1} << (m - sb);
   p.second_level = p.sub_entries <= kMaxSubEntries;
   if (!p.second_level) p.sub_entries = 0;
   return p;
@@ -80,7 +90,7 @@ GpuDecodeTables make_gpu_decode_tables(const Codebook& book, unsigned width) {
   }
   // The single table and second level at the GPU's width (the pair tables
   // above stay those of the CPU's 11-bit table).
-  g.gpu_single_bits = gpu_single_bits(book.max_length, g.use_pairs);
+  g.gpu_single_bits = gpu_single_bits(book.max_length, g.use_pairs, long_codes_common(book));
   if (std::min(book.max_length, g.gpu_single_bits) != g.cpu.single_bits) {
     DecodeTable wide = make_decode_table(book, 11, width, g.gpu_single_bits);
     wide.pair8_bits = g.cpu.pair8_bits, wide.pair16_bits = g.cpu.pair16_bits;

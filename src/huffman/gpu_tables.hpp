@@ -41,16 +41,19 @@ constexpr uint32_t kGpuLong = 1u << 31;
 // otherwise. A CPU table of fewer index bits (short codes) is repeated to
 // fill the width: an entry depends only on its index's low bits.
 //
-// Why 13 bits for K = 2 without pairs: there both codes of a step are single
-// lookups, and a code longer than the table costs its warp a divergent
-// second-level lookup whenever any of the step's 64 codes is long. On u16
-// quantization codes of 65,536 bins (limit 16) 4.4 % of the codes exceed 11
-// bits (94 % of the warp-steps hold one) and 1.1 % exceed 13 (52 %). The
-// pair table (2^12 entries of 8 bytes) and the 13-bit single table take the
-// same 32 KiB, so no kernel needs more shared memory than before.
-constexpr unsigned gpu_single_bits(unsigned max_length, bool use_pairs) {
+// Why 13 bits for K = 2 without pairs where long codes are common
+// (long_codes_common): there both codes of a step are single lookups, and a
+// code longer than the table costs its warp a divergent second-level lookup
+// whenever any of the step's 64 codes is long. On u16 quantization codes of
+// 65,536 bins (limit 16) 4.4 % of the codes exceed 11 bits (94 % of the
+// warp-steps hold one) and 1.1 % exceed 13 (52 %). The pair table (2^12
+// entries of 8 bytes) and the 13-bit single table take the same 32 KiB, so
+// no kernel needs more shared memory than before. Where long codes are rare
+// the larger table only costs its copy into each block (every block of the
+// wavelet decoder's small embedded chunks copies it).
+constexpr unsigned gpu_single_bits(unsigned max_length, bool use_pairs, bool long_common) {
   const unsigned K = symbols_per_step(max_length);
-  return K == 1 || (K == 2 && !use_pairs && max_length > 11) ? 13 : 11;
+  return K == 1 || (K == 2 && !use_pairs && long_common) ? 13 : 11;
 }
 constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; }
 
@@ -62,7 +65,7 @@ struct GpuDecodeTables {
   DecodeTable cpu;                // single, sub, pairs and the canonical arrays, single_bits =
                                   // min(max_length, gpu_single_bits); its pair tables are the CPU's (11 bits)
   std::vector<uint32_t> single;   // cpu.single with the long entries as above, 2^gpu_single_bits entries
-  unsigned gpu_single_bits = 0;   // gpu_single_bits(max_length, use_pairs); 0 for an empty codebook
+  unsigned gpu_single_bits = 0;   // gpu_single_bits(max_length, use_pairs, long_codes_common); 0 if empty
   std::vector<uint32_t> pair8;    // cpu.pair8 or cpu.pair16 repeated to 2^gpu_pair_bits entries
   std::vector<uint64_t> pair16;
   unsigned pair_bits = 0;         // index width of the pair table in cpu (0: none)
