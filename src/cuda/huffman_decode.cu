@@ -268,10 +268,13 @@ void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
-// The measured alternatives, on gpu_bench's datasets' kernels only.
+// The measured alternatives, on gpu_bench's datasets' kernels only: skewed
+// bytes (u8, K = 2, pairs), quant1024 and quant65536 (u16, K = 2 without
+// pairs, the 11- and the 13-bit single table), and u16 K = 1.
 template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 bool launch_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
-  constexpr bool benched = (sizeof(Sym) <= 2 && K == 2 && kPairs && kLong) || (sizeof(Sym) == 2 && K == 1 && !kPairs && kLong);
+  constexpr bool benched = (sizeof(Sym) <= 2 && K == 2 && kPairs && kLong) || (sizeof(Sym) == 2 && K == 2 && kLong) ||
+                           (sizeof(Sym) == 2 && K == 1 && !kPairs && kLong);
   if constexpr (benched) {
     switch (a.variant) {
       case 1: launch_kernel<Sym, K, kPairs, kLong, 1>(a, stream); return true;
