@@ -66,7 +66,7 @@ struct RowHasher {
     // An even lane needs its odd neighbour's row r; an odd lane its even neighbour's row r + 1.
     const uint32_t got = __shfl_xor_sync(kFullMaskXxh, odd ? m0 : m1, 1);
     const uint64_t v = odd ? uint64_t{got} | uint64_t{m1} << 32 : uint64_t{m0} | uint64_t{got} << 32;
-    const unsigned w = (row_in_block + (lane & 1)) * 16 + lane / 2;
+    const unsigned w = (row_in_block + odd) * 16 + lane / 2;
     sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
     sum_b += v;
   }

@@ -83,9 +83,15 @@ struct DecodeTable {
 // `counts[l]`: the codes of length l.
 bool long_codes_common(const uint64_t* counts, unsigned max_length);
 bool long_codes_common(const Codebook& book);
-// The CPU decoder's single-table width: 13 bits for K = 1, and for K = 2
-// where long codes are common (above); 11 otherwise (there a 32 KiB table
-// costs more to build and to keep in cache than it saves).
+// The single-table width both decoders take: 13 bits for K = 1, and for
+// K = 2 where long codes are common (above) and the step's codes come from
+// single lookups; 11 otherwise (there a 32 KiB table costs more to build, to
+// copy and to keep in cache than it saves).
+constexpr unsigned single_table_bits(unsigned max_length, bool long_common) {
+  const unsigned K = symbols_per_step(max_length);
+  return K == 1 || (K == 2 && long_common) ? 13 : 11;
+}
+// The CPU decoder's: single_table_bits with its own long_codes_common.
 unsigned cpu_single_bits(const Codebook& book);
 // Only the canonical arrays and the primary table (what the GPU decoder uses).
 DecodeTable make_primary_decode_table(const Codebook& book, unsigned primary_bits);

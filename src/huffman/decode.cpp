@@ -95,9 +95,7 @@ bool long_codes_common(const Codebook& book) {
 }
 
 unsigned cpu_single_bits(const Codebook& book) {
-  const unsigned K = symbols_per_step(book.max_length);
-  if (K == 1) return 13;
-  return K == 2 && long_codes_common(book) ? 13 : 11;
+  return single_table_bits(book.max_length, long_codes_common(book));
 }
 
 DecodeTable make_decode_table(const Codebook& book, unsigned primary_bits, unsigned symbol_bytes,

@@ -13,8 +13,8 @@
 // complete a step (kGpuPairMaxSlowShare): a warp takes the slow path when
 // any of its 32 lanes does, and each index of a Huffman bit stream is about
 // equally likely, so a share s makes 1 - (1 - s)^32 of the warp-steps slow.
-// Where the pair table is not used and codes exceed 11 bits (K = 2), the
-// single table takes 13 bits (gpu_single_bits below).
+// Where the pair table is not used and codes above 11 bits are common
+// (K = 2), the single table takes 13 bits (gpu_single_bits below).
 // Measured on an H100 (bench/results/2026-11-26-h100-session9-pair-rule.log,
 // 1 GiB, pairs on / off): skewed bytes (0.6 %: 17 % of warp-steps slow)
 // 735 / 684 GB/s; quant1024 (1.8 %) 1,190 / 1,258; text (2.8 %) 700 / 812;
@@ -36,8 +36,8 @@ constexpr uint32_t kGpuLong = 1u << 31;
 
 // Fixed index widths, so that the decoder's masks and table offsets are
 // constants: the single table has 2^13 entries for K = 1 (codes of more than
-// 16 bits) and for K = 2 without the pair table where codes exceed 11 bits,
-// 2^11 otherwise; the pair table 2^13 entries for 1-byte symbols and 2^12
+// 16 bits) and for K = 2 without the pair table where long codes are common
+// (single_table_bits), 2^11 otherwise; the pair table 2^13 entries for 1-byte symbols and 2^12
 // otherwise. A CPU table of fewer index bits (short codes) is repeated to
 // fill the width: an entry depends only on its index's low bits.
 //
@@ -52,8 +52,7 @@ constexpr uint32_t kGpuLong = 1u << 31;
 // the larger table only costs its copy into each block (every block of the
 // wavelet decoder's small embedded chunks copies it).
 constexpr unsigned gpu_single_bits(unsigned max_length, bool use_pairs, bool long_common) {
-  const unsigned K = symbols_per_step(max_length);
-  return K == 1 || (K == 2 && !use_pairs && long_common) ? 13 : 11;
+  return single_table_bits(max_length, !use_pairs && long_common);
 }
 constexpr unsigned gpu_pair_bits(unsigned width) { return width == 1 ? 13 : 12; }
 
