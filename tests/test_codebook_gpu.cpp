@@ -251,12 +251,12 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
   std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges): median %7.1f us "
               "enqueued, %7.1f us as a graph\n",
               cap, what, tr.phases, tr.tiles, serial, direct, graphed);
-  cuda::DeviceBuffer<uint64_t> stamps(40);
-  CK(cudaMemset(stamps.get(), 0, 40 * sizeof(uint64_t)));
+  cuda::DeviceBuffer<uint64_t> stamps(64);
+  CK(cudaMemset(stamps.get(), 0, 64 * sizeof(uint64_t)));
   cuda::set_codebook_profile(stamps.get());
   gpu.enqueue(0);
   cuda::set_codebook_profile(nullptr);
-  uint64_t st[40];
+  uint64_t st[64];
   CK(cudaStreamSynchronize(gpu.stream()));
   CK(cudaMemcpy(st, stamps.get(), sizeof st, cudaMemcpyDeviceToHost));
   const char* names[] = {"counts", "sort", "leaves", "tree", "plan", "lengths", "codes"};
@@ -275,6 +275,13 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
                 static_cast<unsigned long long>(st[37]), static_cast<unsigned long long>(st[32]),
                 static_cast<unsigned long long>(st[33]), static_cast<unsigned long long>(st[34]),
                 static_cast<unsigned long long>(st[35]), static_cast<unsigned long long>(st[36]));
+  if (st[48]) {  // the sort's first pass (cycles)
+    const char* steps[] = {"load", "rank", "barrier", "totals", "cluster", "offsets", "scatter", "cluster"};
+    std::printf("  sort pass 1:");
+    for (int i = 41; i <= 48; ++i)
+      std::printf(" %s %llu", steps[i - 41], static_cast<unsigned long long>(st[i] - st[i - 1]));
+    std::printf("\n");
+  }
   expect_same(gpu.download(), cpu_codebook(h, 0));
   ::testing::Test::RecordProperty(std::string("graph_median_us_") + what + "_" + std::to_string(cap),
                                   std::to_string(graphed));

@@ -30,7 +30,7 @@
 //              1,024 threads (224 KiB each, distributed shared memory).
 //   sort       8-bit LSD radix in shared memory, ceil(bits/8) passes for the
 //              largest count's actual width (3 below 2^24, 8 at most): per
-//              pass a __match_any_sync rank per warp, a scan over the warps
+//              pass a rank per warp by ballots, a scan over the warps
 //              per digit, cluster-wide digit offsets (2 cluster barriers) and
 //              a scatter. In a cluster each block first puts its keys in
 //              their final order in shared memory, so that its scatter
@@ -39,7 +39,12 @@
 //              (set_codebook_staged_sort switches back, for timing). A rank
 //              by counting (each of 256 threads against every key) was
 //              measured slower than 3 radix passes at 256 symbols (9.8 k
-//              against 4.3 k cycles).
+//              against 4.3 k cycles). Session 11, 65,536 symbols (Laplace):
+//              the rank by MATCH.ANY took ~15 k cycles a pass where counts
+//              are diverse (its cost grows with the distinct digits in the
+//              warp), by ballots ~7.5 k on any data (sort 94.7 k -> 85 k
+//              cycles); counts below 2^48 packed with their symbols (one
+//              remote store a key) 85 k -> 76 k.
 //   tree       up to kWarpTreeMax (1,024) present symbols, resident: ONE warp
 //              (warp_tree.hpp), GenerateCL's phases under __syncwarp, each
 //              phase from one register window of 32 leaves and 32 nodes, 32

@@ -59,7 +59,10 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // 1,024 present symbols), inside the tree stage, in cycles: d_stamps[32] the
 // tiles, [33] the largest of any thread's own tile work summed over the
 // tiles, [34] the largest barrier wait so summed, [35] the depths, [36]
-// bl_count, and [37] the number of tiles (d_stamps: 40 u64 on the device).
+// bl_count, and [37] the number of tiles; the sort's first pass, clock64 at
+// [40] its start, [41] keys loaded, [42] ranked in the warps, [43] block
+// barrier, [44] digit totals, [45] cluster barrier, [46] offsets, [47]
+// scattered, [48] cluster barrier (d_stamps: 64 u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 

@@ -170,7 +170,18 @@ __global__ void __launch_bounds__(NT, 1)
   const bool error = fixed_limit != 0 && (uint64_t{1} << fixed_limit) < m;
   stamp(stamps, 1);
 
-  // 2. Sort: block b holds ranks [bS, bS + S).
+  // 2. Sort: block b holds ranks [bS, bS + S). Counts below 2^48 travel with
+  // their symbols in one word (count << 16 | symbol): one store a key in the
+  // cluster's scatter, not two.
+  const bool packed_keys = s_passes <= 6;
+  if (packed_keys) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t i = j * NT + tid;
+      keys[i] = keys[i] << 16 | vals[i];
+    }
+    __syncthreads();
+  }
   radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
                                        reinterpret_cast<uint32_t*>(smem + L::tot),
                                        reinterpret_cast<uint32_t*>(smem + L::off),
@@ -179,7 +190,17 @@ __global__ void __launch_bounds__(NT, 1)
                                        reinterpret_cast<uint16_t*>(smem + L::stage_v),
                                        reinterpret_cast<uint32_t*>(smem + L::loff),
                                        reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
-                                       staged_sort != 0);
+                                       staged_sort != 0, packed_keys, stamps);
+  if (packed_keys) {  // each block its own ranks (the last pass ended with a cluster barrier)
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t i = j * NT + tid;
+      const uint64_t k = keys[i];
+      keys[i] = k >> 16;
+      vals[i] = static_cast<uint16_t>(k);
+    }
+    __syncthreads();
+  }
   stamp(stamps, 2);
 
   // 3. The tree (block 0) and the plan.
@@ -294,20 +315,20 @@ __global__ void __launch_bounds__(NT, 1)
 
   // 5. Per symbol (tile j: symbols bS + j*NT + tid): lengths out, codes per
   // length and present groups before each warp, then the codes.
-  uint32_t* wc2 = reinterpret_cast<uint32_t*>(smem + L::wc2);  // [ITEMS][NW][32]
+  uint32_t* wc2 = reinterpret_cast<uint32_t*>(smem + L::wc2);  // [ITEMS][NW][kWc2Stride]
   uint32_t* gf = reinterpret_cast<uint32_t*>(smem + L::gf);    // [ITEMS][2 * NW]
   uint32_t len[ITEMS], before[ITEMS], gmask = 0, amax = 0;
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) wc2[(j * NW + warp) * 32 + lane] = 0;
+  for (int j = 0; j < ITEMS; ++j) wc2[(j * NW + warp) * kWc2Stride + lane] = 0;
   __syncwarp();
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t i = j * NT + tid, s = bS + i;
     len[j] = s < cap ? lens[i] : 0;
     if (s < cap) out.lengths[s] = static_cast<uint8_t>(len[j]);
-    const uint32_t same = __match_any_sync(kFull, len[j]);
+    const uint32_t same = __match_any_sync(kFull, len[j]);  // few distinct lengths: MATCH.ANY is fast here
     before[j] = __popc(same & lt);
-    if (before[j] == 0) wc2[(j * NW + warp) * 32 + len[j]] = __popc(same);
+    if (before[j] == 0) wc2[(j * NW + warp) * kWc2Stride + len[j]] = __popc(same);
     const uint32_t nzm = __ballot_sync(kFull, len[j] != 0);
     if (lane == 0) {
       gf[j * 2 * NW + 2 * warp] = (nzm & 0xFFFFu) != 0;
@@ -319,23 +340,21 @@ __global__ void __launch_bounds__(NT, 1)
   if (amax) atomicMax(&s_alpha, amax);
   __syncthreads();
   stamp(stamps, 10);
-  // Exclusive scans in place: task l-1 (l = 1..24) over wc2[.][.][l], task 24 over gf.
+  // Exclusive scans in place: task l-1 (l = 1..24) over wc2[.][.][l], task 24
+  // over gf; 32 consecutive elements a round (wc2's rows are kWc2Stride words
+  // apart, so a round's loads fall in 32 different banks).
   for (uint32_t task = warp; task <= kMaxLen; task += NW) {
     const bool groups = task == kMaxLen;
-    const uint32_t n = groups ? 2 * NW * ITEMS : NW * ITEMS, per = (n + 31) / 32;
-    const uint32_t e0 = min_u32(lane * per, n), e1 = min_u32(e0 + per, n);
+    const uint32_t n = groups ? 2 * NW * ITEMS : NW * ITEMS;
     uint32_t* a = groups ? gf : wc2 + task + 1;
-    const uint32_t stride = groups ? 1 : 32;
-    uint32_t sum = 0;
-    for (uint32_t e = e0; e < e1; ++e) sum += a[e * stride];
-    const uint32_t incl = warp_incl_scan(sum, lane);
-    uint32_t acc = incl - sum;
-    for (uint32_t e = e0; e < e1; ++e) {
-      const uint32_t x = a[e * stride];
-      a[e * stride] = acc;
-      acc += x;
+    const uint32_t stride = groups ? 1 : kWc2Stride;
+    uint32_t carry = 0;
+    for (uint32_t e0 = 0; e0 < n; e0 += 32) {
+      const uint32_t e = e0 + lane, x = e < n ? a[e * stride] : 0, incl = warp_incl_scan(x, lane);
+      if (e < n) a[e * stride] = carry + incl - x;
+      carry += __shfl_sync(kFull, incl, 31);
     }
-    if (lane == 31) s_btot[groups ? kGroupSlot : task + 1] = incl;
+    if (lane == 31) s_btot[groups ? kGroupSlot : task + 1] = carry;
   }
   if (tid == 0) s_btot[0] = 0, s_btot[kAlphaSlot] = s_alpha;
   {  // zero this block's share of the serialized bytes (the ORs come after the barrier)
@@ -368,7 +387,7 @@ __global__ void __launch_bounds__(NT, 1)
     if (s >= cap) continue;
     uint32_t entry = 0;
     if (l) {
-      const uint32_t code = s_next[l] + s_base[l] + wc2[(j * NW + warp) * 32 + l] + before[j];
+      const uint32_t code = s_next[l] + s_base[l] + wc2[(j * NW + warp) * kWc2Stride + l] + before[j];
       entry = (l << 24) | reverse_bits(code, l);
       const uint32_t present_before = s_base[kGroupSlot] + gf[j * 2 * NW + 2 * warp + (lane >> 4)];
       or_bits(stream, field_bit(groups, present_before, s, fbits), l, fbits);

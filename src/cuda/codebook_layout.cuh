@@ -31,6 +31,7 @@ constexpr uint32_t kStreamLeafRing = 8192;  // = 2 tiles of 1024 x 4
 constexpr uint32_t kStreamNodeRing = 16384;
 constexpr uint32_t kGroupSlot = kSlots;     // per-block totals: [1..24] lengths, [25] present groups,
 constexpr uint32_t kAlphaSlot = kSlots + 1;  // [26] 1 + the last symbol with a code
+constexpr uint32_t kWc2Stride = 33;         // words a row of the post stage's per-length counts (32 + 1: no bank conflicts in its scans)
 
 struct Plan {
   uint32_t m, error, ncand;
@@ -71,7 +72,7 @@ struct Smem {
   static constexpr std::size_t parent_sh = 0, depth_sh = parent_sh + 2 * kMaxCapacity,
                                depth_end = kCluster ? depth_sh + kMaxCapacity : 0;
   // the post stage
-  static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * 32 * NW * ITEMS,
+  static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * kWc2Stride * NW * ITEMS,
                                post_end = gf + 4 * 2 * NW * ITEMS;
   static constexpr std::size_t total =
       max_sz(max_sz(sort_end, cl_end), max_sz(depth_end, post_end));
@@ -105,6 +106,23 @@ struct Peers {
   }
 };
 
+// The lanes whose v equals this lane's (v < 2^kBits), as __match_any_sync
+// gives it, by one ballot a bit: a fixed ~3 instructions a bit, where
+// MATCH.ANY's cost grows with the distinct values in the warp (the sort's
+// rank of 8-bit digits took ~15 k cycles a pass on diverse counts with it,
+// ~1 k on nearly uniform ones; bench/results/2026-11-26-h100-session11-*).
+template <int kBits>
+__device__ __forceinline__ uint32_t match_low_bits(uint32_t v) {
+  uint32_t m = kFull;
+#pragma unroll
+  for (int b = 0; b < kBits; ++b) {
+    const bool set = (v >> b) & 1u;
+    const uint32_t bal = __ballot_sync(kFull, set);
+    m &= set ? bal : ~bal;
+  }
+  return m;
+}
+
 __device__ __forceinline__ uint64_t warp_sum64(uint64_t v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
   return v;
@@ -136,6 +154,12 @@ __device__ __forceinline__ void stamp(uint64_t* st, int i) {
     st[i] = t;
     st[kStampSlots + i] = static_cast<uint64_t>(clock64());
   }
+}
+
+// Diagnostics: clock64 of block 0's thread 0 in d_stamps[slot] (the sort's
+// first pass: slots 40..47, codebook_gpu.hpp).
+__device__ __forceinline__ void stamp_cycles(uint64_t* st, int slot) {
+  if (st != nullptr && threadIdx.x == 0 && blockIdx.x == 0) st[slot] = static_cast<uint64_t>(clock64());
 }
 
 }  // namespace

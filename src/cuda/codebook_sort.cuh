@@ -1,11 +1,12 @@
 // cuda/codebook_sort.cuh: stage 2 of the GPU codebook kernel: the stable
-// 8-bit LSD radix sort by (count desc, symbol asc) in shared memory, ranked per
-// warp with __match_any_sync, across the warps per digit, and across a
-// cluster's blocks by their digit totals; in a cluster each block stages its
-// keys in final order first, so that the scatter through distributed shared
-// memory writes runs of consecutive slots (design and timings in
-// codebook_gpu.cu). Included by codebook_gpu.cu alone, hence the unnamed
-// namespace.
+// 8-bit LSD radix sort by (count desc, symbol asc) in shared memory, ranked
+// per warp by one ballot a digit bit (match_low_bits), across the warps per
+// digit, and across a cluster's blocks by their digit totals; in a cluster
+// each block stages its keys in final order first, so that the scatter
+// through distributed shared memory writes runs of consecutive slots, and
+// counts below 2^48 travel packed with their symbols, one store a key (design
+// and timings in codebook_gpu.cu). Included by codebook_gpu.cu alone, hence
+// the unnamed namespace.
 #pragma once
 
 #include <cstdint>
@@ -19,40 +20,48 @@ namespace {
 // Stable LSD radix sort of the blocks' S keys each (warp w holds positions
 // [w*32*ITEMS, (w+1)*32*ITEMS), item j of lane l position w*32*ITEMS + j*32 + l),
 // by count descending, 8 bits a pass. A pass ranks each key within its warp
-// (__match_any_sync, j-major, lane order), within the block (a scan over the
+// (match_low_bits, j-major, lane order), within the block (a scan over the
 // warps per digit) and within the cluster (the digit totals of every block),
-// and scatters it to its block and slot.
+// and scatters it to its block and slot. `packed`: each key is count << 16 |
+// symbol (counts below 2^48), the digits taken above the symbol, and vals is
+// neither read nor written.
 template <int NT, int ITEMS, bool kCluster>
 __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, uint32_t* tot, uint32_t* off,
                                 uint32_t* wsum, uint64_t* stage_k, uint16_t* stage_v, uint32_t* loff, uint32_t* lsum,
-                                uint32_t passes, const Peers<kCluster>& peers, bool staged) {
+                                uint32_t passes, const Peers<kCluster>& peers, bool staged, bool packed,
+                                uint64_t* prof) {
   constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
   static_assert(NT >= 256, "one thread per digit");
   static_assert(ITEMS <= 8, "a rank within the warp fits in 8 bits");
   const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
   uint32_t* wc = wcnt + warp * 256;
   for (uint32_t pass = 0; pass < passes; ++pass) {
-    const uint32_t shift = 8 * pass;
+    uint64_t* pp = pass == 0 ? prof : nullptr;  // the first pass's steps (stamp slots 40..47)
+    stamp_cycles(pp, 40);
+    const uint32_t shift = 8 * pass + (packed ? 16 : 0);
     uint64_t k[ITEMS];
     uint32_t vd[ITEMS];  // symbol | digit << 16 | rank in the warp << 24
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const uint32_t i = warp * 32 * ITEMS + j * 32 + lane;
       k[j] = keys[i];
-      vd[j] = vals[i] | (255u - static_cast<uint32_t>((k[j] >> shift) & 255u)) << 16;
+      vd[j] = (packed ? 0u : vals[i]) | (255u - static_cast<uint32_t>((k[j] >> shift) & 255u)) << 16;
     }
 #pragma unroll
     for (uint32_t e = 0; e < 256; e += 32) wc[e + lane] = 0;
     __syncwarp();
+    stamp_cycles(pp, 41);
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-      const uint32_t dg = (vd[j] >> 16) & 255u, same = __match_any_sync(kFull, dg), c0 = wc[dg];
+      const uint32_t dg = (vd[j] >> 16) & 255u, same = match_low_bits<8>(dg), c0 = wc[dg];
       vd[j] |= (c0 + __popc(same & lt)) << 24;
       __syncwarp();
       if ((same & lt) == 0) wc[dg] = c0 + __popc(same);
       __syncwarp();
     }
+    stamp_cycles(pp, 42);
     __syncthreads();
+    stamp_cycles(pp, 43);
     if (tid < 256) {  // per digit: keys in the warps before, and in the block
       uint32_t acc = 0;
 #pragma unroll 8
@@ -63,7 +72,9 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
       }
       tot[tid] = acc;
     }
-    peers.sync();  // every block's totals are out, and every key is in registers
+    stamp_cycles(pp, 44);
+    peers.sync();
+    stamp_cycles(pp, 45);  // every block's totals are out, and every key is in registers
     uint32_t all = 0, below = 0, incl = 0;
     if (tid < 256) {
       uint32_t x[kPeerSlots<kCluster>];
@@ -83,6 +94,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
       for (uint32_t w = 0; w < warp; ++w) before += wsum[w];
       off[tid] = before + incl - all + below;  // the digit's first slot for this block, cluster-wide
     }
+    stamp_cycles(pp, 46);
     auto scatter_from_registers = [&] {
       __syncthreads();
 #pragma unroll
@@ -90,7 +102,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
         const uint32_t dg = (vd[j] >> 16) & 255u, pos = off[dg] + wc[dg] + (vd[j] >> 24);
         const uint32_t dst = pos / S, slot = pos % S;
         peers.at(keys, dst)[slot] = k[j];
-        peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
+        if (!packed) peers.at(vals, dst)[slot] = static_cast<uint16_t>(vd[j]);
       }
     };
     if constexpr (kCluster) {
@@ -115,7 +127,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
         for (int j = 0; j < ITEMS; ++j) {
           const uint32_t dg = (vd[j] >> 16) & 255u, lp = loff[dg] + wc[dg] + (vd[j] >> 24);
           stage_k[lp] = k[j];
-          stage_v[lp] = static_cast<uint16_t>(vd[j]);
+          if (!packed) stage_v[lp] = static_cast<uint16_t>(vd[j]);
         }
         __syncthreads();
 #pragma unroll
@@ -124,7 +136,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
           const uint64_t kk = stage_k[i];
           const uint32_t dg = 255u - static_cast<uint32_t>((kk >> shift) & 255u), pos = off[dg] + (i - loff[dg]);
           peers.at(keys, pos / S)[pos % S] = kk;
-          peers.at(vals, pos / S)[pos % S] = stage_v[i];
+          if (!packed) peers.at(vals, pos / S)[pos % S] = stage_v[i];
         }
       } else {
         scatter_from_registers();
@@ -132,7 +144,9 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
     } else {
       scatter_from_registers();
     }
+    stamp_cycles(pp, 47);
     peers.sync();
+    stamp_cycles(pp, 48);
   }
 }
 
