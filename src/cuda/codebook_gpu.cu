@@ -43,8 +43,11 @@
 //              the rank by MATCH.ANY took ~15 k cycles a pass where counts
 //              are diverse (its cost grows with the distinct digits in the
 //              warp), by ballots ~7.5 k on any data (sort 94.7 k -> 85 k
-//              cycles); counts below 2^48 packed with their symbols (one
-//              remote store a key) 85 k -> 76 k.
+//              cycles), and a warp of one digit (absent symbols) by one
+//              vote: ballots alone made sparse real histograms slower
+//              (quant65536 124 -> 128-144 us), with the vote 121 us;
+//              counts below 2^48 packed with their symbols (one remote
+//              store a key) 85 k -> 76 k.
 //   tree       up to kWarpTreeMax (1,024) present symbols, resident: ONE warp
 //              (warp_tree.hpp), GenerateCL's phases under __syncwarp, each
 //              phase from one register window of 32 leaves and 32 nodes, 32

@@ -110,7 +110,9 @@ struct Peers {
 // gives it, by one ballot a bit: a fixed ~3 instructions a bit, where
 // MATCH.ANY's cost grows with the distinct values in the warp (the sort's
 // rank of 8-bit digits took ~15 k cycles a pass on diverse counts with it,
-// ~1 k on nearly uniform ones; bench/results/2026-11-26-h100-session11-*).
+// ~7.5 k with ballots; uniform warps, the absent symbols of sparse
+// histograms, take the sort's one-vote path instead:
+// bench/results/2026-11-26-h100-session11-*-codebook.log).
 template <int kBits>
 __device__ __forceinline__ uint32_t match_low_bits(uint32_t v) {
   uint32_t m = kFull;

@@ -53,7 +53,11 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
     stamp_cycles(pp, 41);
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-      const uint32_t dg = (vd[j] >> 16) & 255u, same = match_low_bits<8>(dg), c0 = wc[dg];
+      // One digit in the whole warp (absent symbols' zero counts: most of a
+      // sparse histogram) is one shuffle and one vote; else a ballot a bit.
+      const uint32_t dg = (vd[j] >> 16) & 255u, c0 = wc[dg];
+      uint32_t same = kFull;
+      if (!__all_sync(kFull, dg == __shfl_sync(kFull, dg, 0))) same = match_low_bits<8>(dg);
       vd[j] |= (c0 + __popc(same & lt)) << 24;
       __syncwarp();
       if ((same & lt) == 0) wc[dg] = c0 + __popc(same);
