@@ -71,12 +71,18 @@
 //              internal queue outgrew the ring copies its window from global
 //              memory: 0 times for the timing histogram, <= 12 for uniform
 //              random 65,536). Only threads whose nodes can be <= t search
-//              (one load tells the rest), 4-ary merge-path search (6 loads a
-//              round in flight: ~log4 P rounds), two-deep register heads for
-//              the meld. Measured: ~3.8 k cycles a tile resident (8,192),
-//              ~6.5 k streaming (65,536): 1,024 threads' searches load the
-//              shared-memory pipe; fewer threads with longer melds (16 or 32
-//              nodes a thread) were slower still (a meld step ~330 cycles).
+//              (one load tells the rest), a branch-free halving merge-path
+//              search, two-deep register heads for the meld. The tiles are
+//              bound by the instructions the block's 32 warps issue: a
+//              thread's own tile work is ~3.8 k cycles with 4 warps an SM as
+//              with 32 (session 11, the tiles spread over the cluster: not
+//              kept), and halving (two loads, two selects a step) took the
+//              tiles 272 k -> 249 k cycles at 65,536 against a 4-ary search
+//              (six loads and a three-way branch a round; ~3.2 k -> 2.9 k
+//              cycles a tile resident at 8,192). Fewer threads with longer
+//              melds (16 or 32 nodes a thread) were slower (a meld step ~330
+//              cycles); a warp's 32-probe search bracketing each thread's
+//              too.
 //   depths     4 nodes a thread a round, loads batched; the phases near the
 //              root (<= 32 nodes) by warp 0 alone under __syncwarp.
 //   limiter    candidate c on warp c, length l on lane l: the counts above the

@@ -165,22 +165,16 @@ VLEC_HD inline void cl_merge_thread(uint32_t tid, uint32_t T, const Cursor& c, T
   if (c.tile_base == 0) v.t = cl_threshold(v, w);
   if (j > v.na || (j >= 1 && aj > v.t)) return;
   // Merge path: x = leaves among the first d merged nodes (a leaf first on
-  // ties), the first p in [lo, hi) with A(p) > B(d-1-p). Three probes a round
-  // (their six loads in flight together), then halving.
+  // ties), the first p in [lo, hi) with A(p) > B(d-1-p), by halving without
+  // branches. The tiles are bound by the instructions the block's 32 warps
+  // issue, and halving takes the fewest (two loads and two selects a step,
+  // where a 4-ary round's six loads and three-way branch cost more per bit).
   uint32_t lo = d > v.nb ? d - v.nb : 0, hi = min_u32(d, v.na);
-  while (hi - lo >= 4) {
-    const uint32_t q = (hi - lo) / 4, p1 = lo + q, p2 = p1 + q, p3 = p2 + q;
-    const uint64_t a1 = w.A(p1), a2 = w.A(p2), a3 = w.A(p3);
-    const uint64_t b1 = w.B(d - 1 - p1), b2 = w.B(d - 1 - p2), b3 = w.B(d - 1 - p3);
-    if (a1 > b1) hi = p1;
-    else if (a2 > b2) lo = p1 + 1, hi = p2;
-    else if (a3 > b3) lo = p2 + 1, hi = p3;
-    else lo = p3 + 1;
-  }
   while (lo < hi) {
     const uint32_t mid = (lo + hi) / 2;
-    if (w.A(mid) <= w.B(d - 1 - mid)) lo = mid + 1;
-    else hi = mid;
+    const bool past = w.A(mid) > w.B(d - 1 - mid);
+    hi = past ? mid : hi;
+    lo = past ? lo : mid + 1;
   }
   uint32_t x = lo, y = d - lo;
   uint64_t a0 = x < v.na ? w.A(x) : 0, a1 = x + 1 < v.na ? w.A(x + 1) : 0;
