@@ -60,6 +60,7 @@ struct CheckedView {
     h->node_read[s] = h->tile;
     return h->node[s];
   }
+  uint64_t B_back(uint32_t j, uint32_t k) const { return B(j - k); }
 };
 
 struct HostSink {

@@ -111,22 +111,35 @@ VLEC_HD inline Tile cl_tile_setup(const Cursor& c, uint32_t T, uint32_t m, uint3
   return v;
 }
 
-// The two windows: A(i) = leaf x0+i, B(i) = internal node y0+i.
+// The two windows: A(i) = leaf x0+i, B(i) = internal node y0+i. Offsets
+// and masks in bytes, so that a slot's address is a shift-add and a mask from
+// the ring's base (the search's B(d-1-p) one multiply-add): the tiles are
+// bound by the instructions their warps issue, and slot indices scaled after
+// masking cost two more a load.
 struct RingView {
-  const uint64_t* a;
-  uint32_t aoff, amask;
-  const uint64_t* b;
-  uint32_t boff, bmask;
-  VLEC_HD uint64_t A(uint32_t i) const { return a[(aoff + i) & amask]; }
-  VLEC_HD uint64_t B(uint32_t i) const { return b[(boff + i) & bmask]; }
+  const unsigned char* a;
+  uint32_t aoff8, amask8;
+  const unsigned char* b;
+  uint32_t boff8, bmask8;
+  VLEC_HD uint64_t A(uint32_t i) const {
+    return *reinterpret_cast<const uint64_t*>(a + ((aoff8 + 8 * i) & amask8));
+  }
+  VLEC_HD uint64_t B(uint32_t i) const {
+    return *reinterpret_cast<const uint64_t*>(b + ((boff8 + 8 * i) & bmask8));
+  }
+  // B(j - k), with boff8 + 8j hoisted out of a loop over k: one multiply-add.
+  VLEC_HD uint64_t B_back(uint32_t j, uint32_t k) const {
+    return *reinterpret_cast<const uint64_t*>(b + ((boff8 + 8 * j - 8 * k) & bmask8));
+  }
 };
 
+// lmask, nmask: ring sizes - 1 (slots), or ~0u for no ring (offsets < 2^29 slots).
 VLEC_HD inline RingView cl_view(const Cursor& c, const Tile& v, const uint64_t* leaf, uint32_t lmask,
                                 const uint64_t* node, uint32_t nmask, const uint64_t* bx) {
   RingView w;
-  w.a = leaf, w.aoff = c.x0, w.amask = lmask;
-  if (v.fallback) w.b = bx, w.boff = 0, w.bmask = ~0u;
-  else w.b = node, w.boff = c.y0, w.bmask = nmask;
+  w.a = reinterpret_cast<const unsigned char*>(leaf), w.aoff8 = 8 * c.x0, w.amask8 = 8 * lmask;
+  if (v.fallback) w.b = reinterpret_cast<const unsigned char*>(bx), w.boff8 = 0, w.bmask8 = ~7u;
+  else w.b = reinterpret_cast<const unsigned char*>(node), w.boff8 = 8 * c.y0, w.bmask8 = 8 * nmask;
   return w;
 }
 
@@ -172,7 +185,7 @@ VLEC_HD inline void cl_merge_thread(uint32_t tid, uint32_t T, const Cursor& c, T
   uint32_t lo = d > v.nb ? d - v.nb : 0, hi = min_u32(d, v.na);
   while (lo < hi) {
     const uint32_t mid = (lo + hi) / 2;
-    const bool past = w.A(mid) > w.B(d - 1 - mid);
+    const bool past = w.A(mid) > w.B_back(d - 1, mid);
     hi = past ? mid : hi;
     lo = past ? lo : mid + 1;
   }
