@@ -72,17 +72,18 @@
 //              memory: 0 times for the timing histogram, <= 12 for uniform
 //              random 65,536). Only threads whose nodes can be <= t search
 //              (one load tells the rest), a branch-free halving merge-path
-//              search, two-deep register heads for the meld. The tiles are
-//              bound by the instructions the block's 32 warps issue: a
-//              thread's own tile work is ~3.8 k cycles with 4 warps an SM as
-//              with 32 (session 11, the tiles spread over the cluster: not
-//              kept), and halving (two loads, two selects a step) took the
+//              search, two-deep register heads for the meld. A tile is bound
+//              by each thread's chain of dependent shared-memory loads (~12
+//              halving steps, ~57 % of its work), which the block's 32 warps
+//              overlap: a thread's own tile work is ~3.8 k cycles with 4 warps
+//              an SM as with 32 (session 11, the tiles spread over the
+//              cluster: not kept), and halving (two loads a step) took the
 //              tiles 272 k -> 249 k cycles at 65,536 against a 4-ary search
 //              (six loads and a three-way branch a round; ~3.2 k -> 2.9 k
 //              cycles a tile resident at 8,192). Fewer threads with longer
 //              melds (16 or 32 nodes a thread) were slower (a meld step ~330
-//              cycles); a warp's 32-probe search bracketing each thread's
-//              too.
+//              cycles); so were a warp's 32-probe search and split samples
+//              bracketing each thread's (a serial stage before the searches).
 //   depths     4 nodes a thread a round, loads batched; the phases near the
 //              root (<= 32 nodes) by warp 0 alone under __syncwarp.
 //   limiter    candidate c on warp c, length l on lane l: the counts above the

@@ -159,7 +159,7 @@ __device__ __forceinline__ void stamp(uint64_t* st, int i) {
 }
 
 // Diagnostics: clock64 of block 0's thread 0 in d_stamps[slot] (the sort's
-// first pass: slots 40..47, codebook_gpu.hpp).
+// first pass: slots 40..48, codebook_gpu.hpp).
 __device__ __forceinline__ void stamp_cycles(uint64_t* st, int slot) {
   if (st != nullptr && threadIdx.x == 0 && blockIdx.x == 0) st[slot] = static_cast<uint64_t>(clock64());
 }

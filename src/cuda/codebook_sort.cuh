@@ -36,7 +36,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
   const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
   uint32_t* wc = wcnt + warp * 256;
   for (uint32_t pass = 0; pass < passes; ++pass) {
-    uint64_t* pp = pass == 0 ? prof : nullptr;  // the first pass's steps (stamp slots 40..47)
+    uint64_t* pp = pass == 0 ? prof : nullptr;  // the first pass's steps (stamp slots 40..48)
     stamp_cycles(pp, 40);
     const uint32_t shift = 8 * pass + (packed ? 16 : 0);
     uint64_t k[ITEMS];

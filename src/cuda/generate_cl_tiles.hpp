@@ -113,9 +113,9 @@ VLEC_HD inline Tile cl_tile_setup(const Cursor& c, uint32_t T, uint32_t m, uint3
 
 // The two windows: A(i) = leaf x0+i, B(i) = internal node y0+i. Offsets
 // and masks in bytes, so that a slot's address is a shift-add and a mask from
-// the ring's base (the search's B(d-1-p) one multiply-add): the tiles are
-// bound by the instructions their warps issue, and slot indices scaled after
-// masking cost two more a load.
+// the ring's base (the search's B(d-1-p) one multiply-add), where slot
+// indices scaled after masking cost two more instructions a load on the
+// searches' chains.
 struct RingView {
   const unsigned char* a;
   uint32_t aoff8, amask8;
@@ -179,8 +179,8 @@ VLEC_HD inline void cl_merge_thread(uint32_t tid, uint32_t T, const Cursor& c, T
   if (j > v.na || (j >= 1 && aj > v.t)) return;
   // Merge path: x = leaves among the first d merged nodes (a leaf first on
   // ties), the first p in [lo, hi) with A(p) > B(d-1-p), by halving without
-  // branches. The tiles are bound by the instructions the block's 32 warps
-  // issue, and halving takes the fewest (two loads and two selects a step,
+  // branches. The tiles are bound by these chains of dependent shared-memory
+  // loads, and halving issues the fewest (two loads and two selects a step,
   // where a 4-ary round's six loads and three-way branch cost more per bit).
   uint32_t lo = d > v.nb ? d - v.nb : 0, hi = min_u32(d, v.na);
   while (lo < hi) {
