@@ -299,9 +299,9 @@ void launch_default_or_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) 
 HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
   const unsigned K = huffman::symbols_per_step(a.table.max_length);
   const bool pairs = a.table.use_pairs && a.table.pair && K >= 2;
-  // 13 bits for K = 1; 11 or 13 (huffman::gpu_single_bits) for K = 2 without pairs; else 11.
-  VLEC_REQUIRE(!a.table.single || a.table.single_bits == (K == 1 ? 13u : 11u) ||
-                   (K == 2 && !pairs && a.table.single_bits == 13u),
+  // A width the rule (huffman::gpu_single_bits) gives this shape, long codes common or not.
+  VLEC_REQUIRE(!a.table.single || a.table.single_bits == huffman::gpu_single_bits(a.table.max_length, pairs, false) ||
+                   a.table.single_bits == huffman::gpu_single_bits(a.table.max_length, pairs, true),
                "GPU decode tables of the wrong shape");
   VLEC_REQUIRE(a.width == 1 || a.width == 2 || a.width == 4, "GPU Huffman decoding takes 1-, 2- or 4-byte elements");
   HuffmanDecodeShape s;
@@ -309,9 +309,9 @@ HuffmanDecodeShape shape_of(const HuffmanDecodeArgs& a) {
   s.K = K;
   s.pairs = pairs;
   s.wide_single = K == 2 && a.table.single && a.table.single_bits == 13;
-  // Long codes: above 13 bits for K = 1, above 11 for K = 2 (a wide single
-  // table implies them: huffman::gpu_single_bits).
-  s.long_codes = K != 4 && a.table.max_length > (K == 1 ? 13u : 11u);
+  // Long codes: above the narrower single table the rule gives (13 bits for
+  // K = 1, 11 for K = 2; a wide single table implies them).
+  s.long_codes = K != 4 && a.table.max_length > huffman::single_table_bits(a.table.max_length, false);
   return s;
 }
 

@@ -23,6 +23,11 @@ constexpr unsigned kFullMaskXxh = 0xFFFFFFFFu;
 
 // What one lane holds of a row of a chunk: 4 elements of `Sym`.
 // Each lane contributes to two accumulators, a and a ^ 1.
+// A lane's four bytes of a row as one little-endian word.
+__device__ __forceinline__ uint32_t pack_bytes(const uint8_t (&s)[4]) {
+  return uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
+}
+
 template <typename Sym>
 struct RowHasher {
   uint64_t sum_a = 0, sum_b = 0;  // contributions to acc[a] and acc[a ^ 1]
@@ -30,7 +35,7 @@ struct RowHasher {
   // `row_in_block`: the row's position inside its 1 KiB block.
   __device__ __forceinline__ void add(const Sym (&s)[4], unsigned row_in_block, unsigned lane) {
     if constexpr (sizeof(Sym) == 1) {
-      const uint32_t mine = uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
+      const uint32_t mine = pack_bytes(s);
       const uint32_t next = __shfl_down_sync(kFullMaskXxh, mine, 1);
       // Odd lanes compute too (no divergent branch) and keep nothing.
       const bool even = lane % 2 == 0;
@@ -60,8 +65,7 @@ struct RowHasher {
   __device__ __forceinline__ void add_two_rows(const Sym (&s0)[4], const Sym (&s1)[4], unsigned row_in_block,
                                                unsigned lane) {
     static_assert(sizeof(Sym) == 1, "two rows at a time: bytes only");
-    const uint32_t m0 = uint32_t{s0[0]} | uint32_t{s0[1]} << 8 | uint32_t{s0[2]} << 16 | uint32_t{s0[3]} << 24;
-    const uint32_t m1 = uint32_t{s1[0]} | uint32_t{s1[1]} << 8 | uint32_t{s1[2]} << 16 | uint32_t{s1[3]} << 24;
+    const uint32_t m0 = pack_bytes(s0), m1 = pack_bytes(s1);
     const bool odd = lane & 1;
     // An even lane needs its odd neighbour's row r; an odd lane its even neighbour's row r + 1.
     const uint32_t got = __shfl_xor_sync(kFullMaskXxh, odd ? m0 : m1, 1);
