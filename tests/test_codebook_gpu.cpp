@@ -270,6 +270,9 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
               static_cast<unsigned long long>(st[24] - st[21]), static_cast<unsigned long long>(st[25] - st[24]),
               static_cast<unsigned long long>(st[22] - st[25]), static_cast<unsigned long long>(st[26] - st[22]),
               static_cast<unsigned long long>(st[27] - st[26]), static_cast<unsigned long long>(st[23] - st[27]));
+  if (st[51])  // inside "ranks": block 0 thread 0's loads arrived, every candidate's lengths, the sums
+    std::printf("  ranks: loads %llu lengths %llu sums %llu\n", static_cast<unsigned long long>(st[50] - st[21]),
+                static_cast<unsigned long long>(st[51] - st[50]), static_cast<unsigned long long>(st[24] - st[51]));
   if (st[37])  // the block tiles' tree (cycles)
     std::printf("  tree: %llu tiles %llu (largest own work %llu, largest barrier wait %llu), depths %llu, bl_count %llu\n",
                 static_cast<unsigned long long>(st[37]), static_cast<unsigned long long>(st[32]),

@@ -62,7 +62,8 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // bl_count, and [37] the number of tiles; the sort's first pass, clock64 at
 // [40] its start, [41] keys loaded, [42] ranked in the warps, [43] block
 // barrier, [44] digit totals, [45] cluster barrier, [46] offsets, [47]
-// scattered, [48] cluster barrier (d_stamps: 64 u64 on the device).
+// scattered, [48] cluster barrier; in the ranks' lengths (stage 4), [50] the
+// ranks loaded, [51] every candidate's lengths (d_stamps: 64 u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 

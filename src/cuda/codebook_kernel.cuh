@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(NT, 1)
   __shared__ Plan plan;
   __shared__ uint64_t s_limit[kCandidates][kSlots];  // the Kraft loop's counts
   __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
-  __shared__ uint32_t s_nz, s_m, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
+  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
   uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(NT, 1)
   if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0;
   for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
   uint64_t mx = 0, sum = 0;
-  uint32_t nz = 0;
+  uint32_t nz = 0;  // present symbols, + those of 2^32 or more << 16 (a block's: below 2^14 each)
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t i = j * NT + tid, sym = bS + i;
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(NT, 1)
     keys[i] = c;
     vals[i] = static_cast<uint16_t>(sym);
     mx = c > mx ? c : mx;
-    nz += c != 0;
+    nz += (c != 0) + ((c >> 32 != 0) << 16);
     sum = sat_add(sum, c);
   }
   __syncthreads();
@@ -155,14 +155,16 @@ __global__ void __launch_bounds__(NT, 1)
   peers.sync();
   if (tid == 0) {
     uint64_t all_max = 0;
-    uint32_t all_nz = 0;
+    uint32_t all_nz = 0, all_big = 0;
 #pragma unroll
     for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {  // every block's loads in flight together
       const uint64_t x = b < peers.count ? *peers.at(&s_max, b) : 0;
       all_max = x > all_max ? x : all_max;
-      all_nz += b < peers.count ? *peers.at(&s_nz, b) : 0;
+      const uint32_t z = b < peers.count ? *peers.at(&s_nz, b) : 0;
+      all_nz += z & 0xFFFFu, all_big += z >> 16;
     }
     s_m = all_nz;
+    s_x32 = all_nz - all_big;
     s_passes = (64 - __clzll(static_cast<long long>(all_max)) + 7) / 8;
   }
   __syncthreads();
@@ -206,6 +208,7 @@ __global__ void __launch_bounds__(NT, 1)
   // 3. The tree (block 0) and the plan.
   ClArgs g{};
   g.m = m;
+  g.x32 = s_x32;
   g.prof = stamps != nullptr && peers.rank == 0 ? stamps + 32 : nullptr;  // stamp slots 32..37
   if constexpr (kCluster) {
     for (uint32_t i = tid; i < S; i += NT)
@@ -217,9 +220,7 @@ __global__ void __launch_bounds__(NT, 1)
     g.bx = reinterpret_cast<uint64_t*>(smem + L::bx);
     g.inner_w = tmp.inner;
     g.parent = tmp.parent;
-    g.leafkids = tmp.kids;
     g.parent_sh = reinterpret_cast<uint16_t*>(smem + L::parent_sh);
-    g.depth = smem + L::depth_sh;
   } else {
     for (uint32_t i = tid; i < m / 2; i += NT) {  // the leaves, increasing: keys reversed in place
       const uint64_t a = keys[i], b = keys[m - 1 - i];
@@ -233,10 +234,23 @@ __global__ void __launch_bounds__(NT, 1)
     g.depth = smem + L::depth;
   }
   stamp(stamps, 3);
+  // Block 0's own ranks (keys and symbols) for stage 4: the tree overwrites
+  // the sort's copy, so they come back from global memory into free shared
+  // memory while warp 0 finds the depths' bounds (other blocks keep theirs).
+  uint64_t* rank_keys = reinterpret_cast<uint64_t*>(smem + L::rank_keys);
+  uint16_t* rank_syms = reinterpret_cast<uint16_t*>(smem + L::rank_syms);
+  const auto copy_ranks = [&](uint32_t t) {
+    for (uint32_t i = t; i < S / 2; i += NT)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_keys) + i, reinterpret_cast<const uint4*>(tmp.keys) + i, 16);
+    for (uint32_t i = t; i < S / 8; i += NT)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_syms) + i, reinterpret_cast<const uint4*>(tmp.ranked) + i, 16);
+  };
+  bool ranks_copied = false;  // block-uniform
   if (peers.rank == 0) {
     if (!error) {
       if constexpr (kCluster) {
-        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls);
+        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls, copy_ranks);
+        ranks_copied = m > 1;  // generate_cl_block ran its tiles
       } else if (m <= kWarpTreeMax) {
         warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), serial_all, cls);
       } else if constexpr (S > kWarpTreeMax) {
@@ -246,6 +260,7 @@ __global__ void __launch_bounds__(NT, 1)
     stamp(stamps, 4);
     plan_candidates(m, fixed_limit, error, cls, plan, s_limit);
   }
+  if constexpr (kCluster) __pipeline_wait_prior(0);  // the ranks' copies (the barrier below publishes them)
   peers.sync();
   if (peers.rank != 0) {  // the plan, from block 0
     const uint32_t* src = reinterpret_cast<const uint32_t*>(peers.at(&plan, 0));
@@ -263,14 +278,24 @@ __global__ void __launch_bounds__(NT, 1)
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t r = r0 + j;
     if constexpr (kCluster) {
-      key[j] = r < m ? tmp.keys[r] : 0;
-      sym[j] = r < cap ? tmp.ranked[r] : 0;
+      if (peers.rank != 0 || ranks_copied) {  // this block's ranks in shared memory (r - bS = tid * ITEMS + j)
+        key[j] = r < m ? (peers.rank ? keys : rank_keys)[tid * ITEMS + j] : 0;
+        sym[j] = r < cap ? (peers.rank ? vals : rank_syms)[tid * ITEMS + j] : 0;
+      } else {
+        key[j] = r < m ? tmp.keys[r] : 0;
+        sym[j] = r < cap ? tmp.ranked[r] : 0;
+      }
     } else {
       key[j] = r < m ? keys[m - 1 - r] : 0;
       sym[j] = vals[r];
     }
     packed[j] = 0;
   }
+  if (stamps != nullptr && tid == 0) {  // diagnostics: slot 50 once this thread's ranks have arrived
+    asm volatile("" ::"l"(key[ITEMS - 1]), "r"(sym[ITEMS - 1]));
+    stamp_cycles(stamps, 50);
+  }
+  uint64_t cbits[kCandidates];
 #pragma unroll
   for (uint32_t c = 0; c < kCandidates; ++c) {
     uint64_t bits = 0;
@@ -280,7 +305,15 @@ __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
       for (int j = 0; j < ITEMS; ++j) packed[j] |= len[j] << (5 * c), bits += key[j] * len[j];
     }
-    bits = warp_sum64(bits);
+    cbits[c] = bits;
+  }
+  if (stamps != nullptr && tid == 0) {  // slot 51: lengths of every candidate
+    asm volatile("" ::"l"(cbits[0]), "l"(cbits[kCandidates - 1]));
+    stamp_cycles(stamps, 51);
+  }
+#pragma unroll
+  for (uint32_t c = 0; c < kCandidates; ++c) {
+    const uint64_t bits = warp_sum64(cbits[c]);
     if (lane == 0 && bits) atomicAdd(&s_bits[c], static_cast<unsigned long long>(bits));
   }
   stamp(stamps, 8);

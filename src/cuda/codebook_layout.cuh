@@ -44,7 +44,6 @@ struct Temp {
   uint64_t* keys;    // sorted counts, descending
   uint16_t* ranked;  // symbol of each rank
   uint64_t* inner;   // node weights
-  uint8_t* kids;     // leaf children per node
   uint16_t* parent;  // parent per node
 };
 
@@ -68,9 +67,10 @@ struct Smem {
   static constexpr std::size_t leaf = base, node = kCluster ? leaf + 8 * LR : base, bx = node + 8 * R,
                                parent = bx + (kCluster ? 8 * T : 0), kids = parent + (kCluster ? 0 : 2 * S),
                                depth = kids + (kCluster ? 0 : S), cl_end = depth + (kCluster ? 0 : S);
-  // streaming: the depth pass (aliases the rings)
-  static constexpr std::size_t parent_sh = 0, depth_sh = parent_sh + 2 * kMaxCapacity,
-                               depth_end = kCluster ? depth_sh + kMaxCapacity : 0;
+  // streaming: the depths' bounds (parents), and block 0's ranks copied back
+  // from global memory for the post stage meanwhile (both alias the rings)
+  static constexpr std::size_t parent_sh = 0, rank_keys = parent_sh + 2 * kMaxCapacity, rank_syms = rank_keys + 8 * S,
+                               depth_end = kCluster ? rank_syms + 2 * S : 0;
   // the post stage
   static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * kWc2Stride * NW * ITEMS,
                                post_end = gf + 4 * 2 * NW * ITEMS;

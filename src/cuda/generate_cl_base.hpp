@@ -9,7 +9,7 @@
 
 namespace vlec::cuda::cl {
 
-constexpr uint32_t kMaxPhases = 128;   // phase boundaries kept for the depth pass
+constexpr uint32_t kMaxPhases = 128;   // more than a total below 2^64 can take (the tests check the bound)
 constexpr uint32_t kMaxDepth = 128;    // = huffman::kMaxTreeDepth
 constexpr uint32_t kMaxLen = 24;       // = huffman::kMaxCodeLength
 constexpr uint32_t kSlots = kMaxLen + 1;

@@ -2,8 +2,9 @@
 // codebook kernel: generate_cl_tiles.hpp's steps, each tile one parallel step
 // and one __syncthreads, on the resident layout (one block, everything in
 // shared memory) or the streaming one (a cluster: leaves through a cp.async
-// ring, node weights in a ring and in global memory), then the depth pass and
-// bl_count. nvcc only; generate_cl_host.hpp replays the same steps on the host.
+// ring, node weights in a ring and in global memory; the rings in planes of
+// 32-bit words), then bl_count from the depths' bounds (one warp). nvcc only;
+// generate_cl_host.hpp replays the same steps on the host.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace vlec::cuda::cl {
 #if defined(__CUDACC__)
 struct ClShared {
   uint32_t bl[kMaxDepth + 2];
-  uint32_t phase_start[kMaxPhases + 2];
+  uint32_t bound[kMaxDepth];  // B_d: the first internal node of depth <= d (cl_depth_bounds)
   Report rep[2];
   uint32_t longest;
 };
@@ -24,13 +25,15 @@ struct ClShared {
 // Where a block's generate_cl keeps its data (see the layouts above).
 struct ClArgs {
   uint32_t m;
+  uint32_t x32;               // leaves below 2^32 (narrow tiles, generate_cl_tiles.hpp)
   const uint64_t* keys_desc;  // streaming: the sorted counts in global memory
   uint64_t* leaf;             // streaming: the leaf ring; resident: the leaves, increasing
   uint64_t* node;             // node ring (shared)
   uint64_t* bx;               // streaming: the fallback window (T slots, shared)
+  // streaming: leaf, node and bx are planes of words (RingView<4>), low words then high
   uint64_t* inner_w;          // streaming: every node's weight (global)
   uint16_t* parent;           // resident: shared; streaming: global
-  uint8_t* leafkids;          // resident: shared; streaming: global
+  uint8_t* leafkids;          // resident: shared (the one-warp tree's bl_count); streaming: unused
   uint16_t* parent_sh;        // streaming: shared copy for the depth pass (aliases the rings)
   uint8_t* depth;             // shared
   uint64_t* prof = nullptr;   // diagnostics (codebook_gpu.hpp, set_codebook_profile): the stage's cycles
@@ -38,15 +41,19 @@ struct ClArgs {
 
 template <bool kStream>
 struct DeviceSink {
-  uint64_t* node;
+  uint64_t* node;  // kStream: two planes of R words
   uint32_t nmask;
   uint64_t* inner_w;
-  uint8_t* leafkids;
   uint16_t* parent;
-  __device__ __forceinline__ void made(uint32_t k, uint64_t w, uint32_t leaves) {
-    node[k & nmask] = w;
-    if (kStream) inner_w[k] = w;
-    leafkids[k] = static_cast<uint8_t>(leaves);
+  // The leaf children are not kept: bl_count comes from the depths and parents (cl_blcount_runs_thread).
+  __device__ __forceinline__ void made(uint32_t k, uint64_t w, uint32_t) {
+    if constexpr (kStream) {
+      uint32_t* lo = reinterpret_cast<uint32_t*>(node) + (k & nmask);
+      lo[0] = static_cast<uint32_t>(w), lo[nmask + 1] = static_cast<uint32_t>(w >> 32);
+      inner_w[k] = w;
+    } else {
+      node[k & nmask] = w;
+    }
   }
   __device__ __forceinline__ void consumed(uint32_t y, uint32_t k) { parent[y] = static_cast<uint16_t>(k); }
 };
@@ -55,13 +62,19 @@ struct DeviceSink {
 // one parallel step and one barrier. Leaves bl_count in sh.bl and the longest
 // length in sh.longest. LR, R: ring sizes (powers of two; resident: LR >= m,
 // R >= 3m/4, and no fallback window).
-template <int NT, int IPT, uint32_t LR, uint32_t R, bool kStream>
-__device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
+// after_tiles(tid): streaming layout, every thread once the rings are dead
+// (shared memory from parent_sh + 2m on is free): cp.async copies of the
+// caller's, committed as their own group (the caller waits for it).
+struct NoCopies {
+  __device__ void operator()(uint32_t) const {}
+};
+template <int NT, int IPT, uint32_t LR, uint32_t R, bool kStream, class AfterTiles = NoCopies>
+__device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTiles& after_tiles = AfterTiles{}) {
   constexpr uint32_t T = NT * IPT;
   static_assert(!kStream || LR >= 2 * T, "the leaf ring must hold two tiles");
   const uint32_t tid = threadIdx.x, m = g.m;
   for (uint32_t l = tid; l < kMaxDepth + 2; l += NT) sh.bl[l] = 0;
-  if (tid == 0) sh.phase_start[0] = 0, sh.longest = 0;
+  if (tid == 0) sh.longest = 0;
   if (m <= 1) {
     __syncthreads();
     if (m == 1 && tid == 0) sh.bl[1] = 1, sh.longest = 1;
@@ -71,13 +84,14 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
   uint32_t xl = m;  // leaves fetched so far
   if (kStream) {
     xl = min_u32(m, LR);
-    cl_fetch_leaves_thread(tid, NT, g.keys_desc, m, 0, xl, g.leaf, LR - 1);
+    cl_fetch_leaves_thread<true>(tid, NT, g.keys_desc, m, 0, xl, g.leaf, LR - 1);
     __pipeline_commit();
     __pipeline_wait_prior(0);
   }
   __syncthreads();
-  DeviceSink<kStream> sink{g.node, R - 1, g.inner_w, g.leafkids, g.parent};
+  DeviceSink<kStream> sink{g.node, R - 1, g.inner_w, g.parent};
   Cursor cur;
+  cur.x32 = g.x32;
   // Diagnostics: thread 0's cycles in the tiles, and every thread's own tile
   // work (merge) and barrier waits summed, the largest of each kept.
   __shared__ unsigned long long s_prof[2];
@@ -88,27 +102,26 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
     Tile v = cl_tile_setup(cur, T, m, R);
     if (kStream) {
       if (v.fallback) {
-        cl_fetch_window_thread(tid, NT, g.inner_w, cur.y0, v.nb, g.bx);
+        cl_fetch_window_thread<true>(tid, NT, g.inner_w, cur.y0, v.nb, g.bx, T);
         __pipeline_commit();
         __pipeline_wait_prior(0);
         __syncthreads();
       }
       const uint32_t to = min_u32(m, cur.x0 + LR);  // one tile ahead: slots of leaves < x0 only
-      cl_fetch_leaves_thread(tid, NT, g.keys_desc, m, xl, to, g.leaf, LR - 1);
+      cl_fetch_leaves_thread<true>(tid, NT, g.keys_desc, m, xl, to, g.leaf, LR - 1);
       __pipeline_commit();
       xl = to;
     } else if (v.fallback) {
       __trap();  // cannot happen in a resident layout (R >= 3m/4)
     }
-    const RingView w = cl_view(cur, v, g.leaf, kStream ? LR - 1 : ~0u, g.node, R - 1, g.bx);
+    const auto w = cl_view<kStream ? 4 : 8>(cur, v, g.leaf, kStream ? LR - 1 : ~0u, g.node, R - 1, g.bx, T);
     const uint64_t t0 = prof ? clock64() : 0;
     cl_merge_thread<IPT>(tid, T, cur, v, w, sink, &sh.rep[cur.tile & 1]);  // sets v.t on a phase's first tile
     if (kStream) __pipeline_wait_prior(0);
     const uint64_t t1 = prof ? clock64() : 0;
     __syncthreads();
     if (prof) own += t1 - t0, waited += clock64() - t1;
-    if (cl_advance(cur, v, sh.rep[(cur.tile) & 1]) && tid == 0 && cur.phase <= kMaxPhases)
-      sh.phase_start[cur.phase] = cur.k_start;
+    cl_advance(cur, v, sh.rep[cur.tile & 1]);
   }
   __syncthreads();
   if (prof) {
@@ -123,38 +136,22 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh) {
       __pipeline_memcpy_async(reinterpret_cast<uint4*>(g.parent_sh) + i, reinterpret_cast<const uint4*>(g.parent) + i,
                               16);
     __pipeline_commit();
-    __pipeline_wait_prior(0);
+    after_tiles(tid);  // the caller's own copies, in flight during the depths' bounds
+    __pipeline_commit();
+    __pipeline_wait_prior(1);
     __syncthreads();
     parent = g.parent_sh;
   }
-  const uint32_t root = m - 2;
-  if (cur.phase <= kMaxPhases) {
-    uint32_t p = cur.phase;
-    // The last phases (near the root) are small: warp 0 alone, one barrier for all.
-    uint32_t q = p;
-    while (q > 0 && sh.phase_start[q] - sh.phase_start[q - 1] <= 32) --q;
-    if (q < p) {
-      if (tid < 32) {
-        for (uint32_t r = p; r-- > q;) {
-          cl_depth_thread(tid, 32, sh.phase_start[r], sh.phase_start[r + 1], root, parent, g.depth);
-          __syncwarp();
-        }
-      }
-      __syncthreads();
-      p = q;
-    }
-    for (; p-- > 0;) {
-      cl_depth_thread(tid, NT, sh.phase_start[p], sh.phase_start[p + 1], root, parent, g.depth);
-      __syncthreads();
-    }
-  } else {
-    if (tid == 0) cl_depth_sequential(root, parent, g.depth);
-    __syncthreads();
+  // The depths' bounds (one warp's chain of searches), then bl_count from them.
+  uint32_t D = 0;
+  if (tid < 32) {
+    D = cl_depth_bounds(m - 1, parent, sh.bound, tid);
+    __syncwarp();
   }
   const uint64_t t_count = prof ? clock64() : 0;
-  cl_blcount_thread(tid, NT, m - 1, g.depth, g.leafkids, sh.bl, &sh.longest);
+  if (tid < 32) cl_blcount_bounds(tid, 32, m, D, sh.bound, parent, sh.bl, &sh.longest);
   __syncthreads();
-  if (prof && tid == 0) {  // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depths, [4] bl_count, [5] tiles done
+  if (prof && tid == 0) {  // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depth bounds, [4] bl_count, [5] tiles done
     g.prof[0] = t_depth - t_loop;
     g.prof[1] = s_prof[0];
     g.prof[2] = s_prof[1];

@@ -24,6 +24,8 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   std::vector<uint8_t> depth;
   uint32_t phases = 0, tiles = 0;
   uint32_t fallback_tiles = 0;       // tiles that copied their B window from global memory
+  uint32_t narrow_tiles = 0;         // tiles whose threshold is below 2^32 - 1 (32-bit reads)
+  uint32_t depth_bounds = 0;         // depths of internal nodes (cl_depth_bounds' chain, D + 1)
   uint32_t max_queue = 0;            // the most unconsumed internal nodes at a tile start
   uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
   bool hazard = false;               // a slot read or written against the rules (see below)
@@ -38,6 +40,7 @@ struct HostRings {
   std::vector<int64_t> leaf_holder, node_holder, bx_holder;
   std::vector<uint32_t> leaf_fetched, leaf_read, node_written, node_read;
   bool* hazard = nullptr;
+  bool planes = false;  // the streaming layout (RingView<4>: narrow tiles)
 };
 
 struct CheckedView {
@@ -61,6 +64,15 @@ struct CheckedView {
     return h->node[s];
   }
   uint64_t B_back(uint32_t j, uint32_t k) const { return B(j - k); }
+  // A narrow tile's reads (low words): the value must be below 2^32, or the read is not exact.
+  uint32_t low(uint64_t v) const {
+    if (v >> 32) *h->hazard = true;
+    return static_cast<uint32_t>(v);
+  }
+  bool narrow_reads() const { return h->planes; }  // as RingView: the streaming layout's planes
+  uint32_t A32(uint32_t i) const { return low(A(i)); }
+  uint32_t B32(uint32_t i) const { return low(B(i)); }
+  uint32_t B32_back(uint32_t j, uint32_t k) const { return low(B(j - k)); }
 };
 
 struct HostSink {
@@ -113,7 +125,7 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
   tr.inner_w.assign(m - 1, 0);
   tr.depth.assign(padded, 0);
   HostRings h;
-  h.lr = lr, h.r = r, h.hazard = &tr.hazard;
+  h.lr = lr, h.r = r, h.hazard = &tr.hazard, h.planes = stream;
   h.leaf.assign(lr, 0), h.leaf_holder.assign(lr, -1), h.leaf_fetched.assign(lr, 0), h.leaf_read.assign(lr, 0);
   h.node.assign(r, 0), h.node_holder.assign(r, -1), h.node_written.assign(r, 0), h.node_read.assign(r, 0);
   h.bx.assign(T, 0), h.bx_holder.assign(T, -1);
@@ -128,8 +140,8 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
   uint32_t xl = min_u32(m, lr);
   fetch(0, xl);
   // __syncthreads
-  std::vector<uint32_t> phase_start(kMaxPhases + 2, 0);
   Cursor cur;
+  while (cur.x32 < m && keys_desc[m - 1 - cur.x32] >> 32 == 0) ++cur.x32;  // the leaves below 2^32
   HostSink sink{&h, &tr};
   while (cur.k_start + 1 < m) {
     h.tile = cur.tile + 1;
@@ -163,23 +175,31 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
       tr.hazard = true;
       return {};
     }
+    tr.narrow_tiles += stream && v.t < kNarrowBelow;
     // __syncthreads
-    if (cl_advance(cur, v, rep) && cur.phase <= kMaxPhases) phase_start[cur.phase] = cur.k_start;
+    cl_advance(cur, v, rep);
     ++tr.tiles;
     if (tr.hazard) return {};
   }
   tr.phases = cur.phase;
-  const uint32_t root = m - 2;
-  if (cur.phase <= kMaxPhases) {
-    for (uint32_t p = cur.phase; p-- > 0;)
-      for (uint32_t tid = 0; tid < nt; ++tid)
-        cl_depth_thread(tid, nt, phase_start[p], phase_start[p + 1], root, tr.parent.data(), tr.depth.data());
-  } else {
-    cl_depth_sequential(root, tr.parent.data(), tr.depth.data());
+  // Every node's depth, sequentially (the reference), then the GPU's bounds
+  // (one warp, emulated by lane 0 alone) checked against it, and bl_count from them.
+  const uint32_t n = m - 1, root = n - 1;
+  std::vector<uint32_t> depth(n, 0);
+  for (uint32_t k = root; k-- > 0;) depth[k] = depth[tr.parent[k]] + 1;
+  for (uint32_t k = 0; k < n; ++k) tr.depth[k] = static_cast<uint8_t>(min_u32(depth[k], 255));
+  std::array<uint32_t, kMaxDepth> bound{};
+  const uint32_t D = cl_depth_bounds(n, tr.parent.data(), bound.data(), 0);
+  if (bound[D] != 0) tr.hazard = true;
+  for (uint32_t d = 0; d <= D; ++d) {  // the nodes of depth d, [B_d, B_{d-1}); the last run holds every deeper one
+    const uint32_t from = bound[d], to = d ? bound[d - 1] : n;
+    if (from >= to) tr.hazard = true;
+    for (uint32_t k = from; k < to && k < n; ++k)
+      if (d < kMaxDepth - 1 ? depth[k] != d : depth[k] < d) tr.hazard = true;
   }
+  tr.depth_bounds = D + 1;
   uint32_t longest = 0;
-  for (uint32_t tid = 0; tid < nt; ++tid)
-    cl_blcount_thread(tid, nt, m - 1, tr.depth.data(), tr.leafkids.data(), bl.data(), &longest);
+  cl_blcount_bounds(0, 1, m, D, bound.data(), tr.parent.data(), bl.data(), &longest);
   for (uint32_t l = 1; l <= kMaxDepth; ++l)
     if (bl[l] && l > longest) tr.hazard = true;  // longest must be exact
   if (longest && !bl[longest]) tr.hazard = true;

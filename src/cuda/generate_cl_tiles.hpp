@@ -1,7 +1,7 @@
 // cuda/generate_cl_tiles.hpp: GenerateCL's phases as tiles of one thread
 // block, the steps each thread takes between two barriers (threshold,
 // merge-path search, meld, the cursor's advance, the leaf and window fetches),
-// then the depth pass and bl_count; __host__ __device__, so that
+// then bl_count from the depths' bounds; __host__ __device__, so that
 // generate_cl_block.cuh runs them on the GPU and generate_cl_host.hpp runs the
 // very same code on the host with every shared slot checked. Why the tiles
 // make the two-queue loop's tree, node for node:
@@ -33,7 +33,7 @@
 // The heads are in M, so P >= 2 and every phase makes progress. Thresholds grow
 // like Fibonacci numbers (t_{p+2} >= t_{p+1} + t_p: after a phase every node
 // but the held-back one weighs >= t_p), so a total below 2^64 takes at most
-// ~92 phases (more would take a slow, exact fallback for the depths).
+// ~92 phases (nothing depends on that bound: bl_count below needs no phases).
 //
 // Tiles. A phase's merge runs in tiles of T = threads x IPT merged nodes. The
 // tile's windows are the next T leaves (A) and the next T nodes of the phase's
@@ -53,14 +53,16 @@
 //             node weights in a ring of R slots (node k at k mod R) and in
 //             global memory; a tile whose internal queue the ring cannot hold
 //             (q + w > R below) copies its B window from global memory first.
+//             Each ring is two planes of 32-bit words (low, high), so that a
+//             tile whose threshold is below 2^32 - 1 reads low words alone
+//             (NarrowReads below): half the shared-memory wavefronts a load.
 // A tile writes the nodes K..K+w-1 (w <= min(T, |A|+|B|)/2) and reads nodes
 // y0..y0+|B|-1 (q = K - y0 >= |B| unconsumed): their ring slots differ iff
 // q + w <= R, the test cl_tile_setup makes. In a resident layout R >= 3m/4 >=
 // q + w always (q <= min(K, m-K), |A|+|B| <= m-K), so it never copies.
-// Depths: nodes made in phase p are consumed in later phases, so one parallel
-// step per phase, last phase first, gives depth[k] = depth[parent[k]] + 1.
-// Leaves are never given parents: node k records how many of its two children
-// are leaves, and bl_count[depth[k] + 1] += that.
+// Depths: leaves are never given parents, and no depth is stored per node:
+// the parents alone give bl_count (cl_depth_bounds, cl_blcount_bounds at the
+// end of this file).
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,7 @@ struct Cursor {
   uint32_t phase = 0;
   uint32_t tile = 0;       // tiles done (the report buffer's parity)
   uint64_t t = 0;          // this phase's threshold
+  uint32_t x32 = 0;        // leaves below 2^32 (the leaves increase: a prefix)
 };
 
 // What one thread of a tile tells the others.
@@ -111,37 +114,89 @@ VLEC_HD inline Tile cl_tile_setup(const Cursor& c, uint32_t T, uint32_t m, uint3
   return v;
 }
 
-// The two windows: A(i) = leaf x0+i, B(i) = internal node y0+i. Offsets
-// and masks in bytes, so that a slot's address is a shift-add and a mask from
-// the ring's base (the search's B(d-1-p) one multiply-add), where slot
-// indices scaled after masking cost two more instructions a load on the
+// The two windows: A(i) = leaf x0+i, B(i) = internal node y0+i, each slot a
+// low and a high 32-bit word. kStride = 8: one u64 array (the resident
+// layout; hi = lo + 4 bytes); kStride = 4: two planes of words (the streaming
+// layout's rings), so that a narrow tile (below) reads one word a slot.
+// Offsets and masks in bytes, so that a slot's address is a shift-add and a
+// mask from the ring's base (the search's B(d-1-p) one multiply-add), where
+// slot indices scaled after masking cost two more instructions a load on the
 // searches' chains.
+template <uint32_t kStride>
 struct RingView {
-  const unsigned char* a;
-  uint32_t aoff8, amask8;
+  const unsigned char* a;   // low words (kStride = 8: the u64 values)
+  const unsigned char* ah;  // high words
+  uint32_t aoff, amask;
   const unsigned char* b;
-  uint32_t boff8, bmask8;
-  VLEC_HD uint64_t A(uint32_t i) const {
-    return *reinterpret_cast<const uint64_t*>(a + ((aoff8 + 8 * i) & amask8));
+  const unsigned char* bh;
+  uint32_t boff, bmask;
+  // Narrow tiles (below) on planes only: in one u64 array a word load meets
+  // as many bank conflicts as the u64 load (lanes 16 bytes apart either way).
+  VLEC_HD static constexpr bool narrow_reads() { return kStride == 4; }
+  VLEC_HD static uint64_t full(const unsigned char* lo, const unsigned char* hi, uint32_t off) {
+    if constexpr (kStride == 8) return *reinterpret_cast<const uint64_t*>(lo + off);
+    return *reinterpret_cast<const uint32_t*>(lo + off) |
+           uint64_t{*reinterpret_cast<const uint32_t*>(hi + off)} << 32;
   }
-  VLEC_HD uint64_t B(uint32_t i) const {
-    return *reinterpret_cast<const uint64_t*>(b + ((boff8 + 8 * i) & bmask8));
-  }
-  // B(j - k), with boff8 + 8j hoisted out of a loop over k: one multiply-add.
+  VLEC_HD uint64_t A(uint32_t i) const { return full(a, ah, (aoff + kStride * i) & amask); }
+  VLEC_HD uint64_t B(uint32_t i) const { return full(b, bh, (boff + kStride * i) & bmask); }
+  // The low words alone (a narrow tile's reads; exact where the value is below 2^32).
+  VLEC_HD uint32_t A32(uint32_t i) const { return *reinterpret_cast<const uint32_t*>(a + ((aoff + kStride * i) & amask)); }
+  VLEC_HD uint32_t B32(uint32_t i) const { return *reinterpret_cast<const uint32_t*>(b + ((boff + kStride * i) & bmask)); }
+  // B(j - k), with boff + kStride*j hoisted out of a loop over k: one multiply-add.
   VLEC_HD uint64_t B_back(uint32_t j, uint32_t k) const {
-    return *reinterpret_cast<const uint64_t*>(b + ((boff8 + 8 * j - 8 * k) & bmask8));
+    return full(b, bh, (boff + kStride * j - kStride * k) & bmask);
+  }
+  VLEC_HD uint32_t B32_back(uint32_t j, uint32_t k) const {
+    return *reinterpret_cast<const uint32_t*>(b + ((boff + kStride * j - kStride * k) & bmask));
   }
 };
 
-// lmask, nmask: ring sizes - 1 (slots), or ~0u for no ring (offsets < 2^29 slots).
-VLEC_HD inline RingView cl_view(const Cursor& c, const Tile& v, const uint64_t* leaf, uint32_t lmask,
-                                const uint64_t* node, uint32_t nmask, const uint64_t* bx) {
-  RingView w;
-  w.a = reinterpret_cast<const unsigned char*>(leaf), w.aoff8 = 8 * c.x0, w.amask8 = 8 * lmask;
-  if (v.fallback) w.b = reinterpret_cast<const unsigned char*>(bx), w.boff8 = 0, w.bmask8 = ~7u;
-  else w.b = reinterpret_cast<const unsigned char*>(node), w.boff8 = 8 * c.y0, w.bmask8 = 8 * nmask;
+// lmask, nmask: ring sizes - 1 (slots), or ~0u for no ring (offsets < 2^29
+// slots). kStride = 4: leaf, node and bx are planes of words, the high words
+// lr, r and T words after the low ones.
+template <uint32_t kStride>
+VLEC_HD inline RingView<kStride> cl_view(const Cursor& c, const Tile& v, const void* leaf, uint32_t lmask,
+                                         const void* node, uint32_t nmask, const void* bx, uint32_t T) {
+  RingView<kStride> w;
+  const uint32_t hi = kStride == 8 ? 4 : 0;  // planes: the high words' offset below
+  w.a = static_cast<const unsigned char*>(leaf), w.aoff = kStride * c.x0, w.amask = kStride * lmask;
+  w.ah = w.a + (kStride == 8 ? hi : 4 * (lmask + 1));
+  if (v.fallback) {
+    w.b = static_cast<const unsigned char*>(bx), w.boff = 0, w.bmask = ~(kStride - 1);
+    w.bh = w.b + (kStride == 8 ? hi : 4 * T);
+  } else {
+    w.b = static_cast<const unsigned char*>(node), w.boff = kStride * c.y0, w.bmask = kStride * nmask;
+    w.bh = w.b + (kStride == 8 ? hi : 4 * (nmask + 1));
+  }
   return w;
 }
+
+// A tile's reads: every value in full (Wide), or the low words alone (Narrow,
+// for a threshold t < 2^32 - 1). Why a narrow tile is exact: every window B
+// node weighs <= t < 2^32 (step 2 above), so its low word is the weight; the
+// leaves below x32 (the leaves under 2^32, a prefix: they increase) likewise;
+// a leaf at or past x32 weighs > t, so a narrow tile sees the A window end
+// there (na32), which changes no merge step: such a leaf would stop the merge
+// (> t) exactly where the end of A does. Half the bytes a load, so a warp's
+// search loads (lanes two slots apart) take half the shared-memory wavefronts.
+template <class V>
+struct WideReads {
+  using Val = uint64_t;
+  const V& w;
+  VLEC_HD Val A(uint32_t i) const { return w.A(i); }
+  VLEC_HD Val B(uint32_t i) const { return w.B(i); }
+  VLEC_HD Val B_back(uint32_t j, uint32_t k) const { return w.B_back(j, k); }
+};
+template <class V>
+struct NarrowReads {
+  using Val = uint32_t;
+  const V& w;
+  VLEC_HD Val A(uint32_t i) const { return w.A32(i); }
+  VLEC_HD Val B(uint32_t i) const { return w.B32(i); }
+  VLEC_HD Val B_back(uint32_t j, uint32_t k) const { return w.B32_back(j, k); }
+};
+constexpr uint64_t kNarrowBelow = 0xFFFFFFFFull;  // thresholds below this take narrow reads
 
 // The first tile of a phase: t = the sum of the two nodes the two-queue loop
 // takes next, picked from the heads by its rule (four independent loads).
@@ -157,6 +212,65 @@ VLEC_HD inline uint64_t cl_threshold(const Tile& v, const V& w) {
     else t = sat_add(t, hb), ++ib;
   }
   return t;
+}
+
+// The part of cl_merge_thread after the threshold: the merge-path search
+// and the meld of one thread's pairs, on the A window's first na leaves.
+template <uint32_t IPT, class R, class S>
+VLEC_HD inline void cl_meld(uint32_t d, uint32_t T, const Cursor& c, const Tile& v, uint32_t na, const R& w, S& sink,
+                            Report* rep) {
+  using Val = typename R::Val;
+  // Merge path: x = leaves among the first d merged nodes (a leaf first on
+  // ties), the first p in [lo, hi) with A(p) > B(d-1-p), by halving without
+  // branches. The tiles are bound by these chains of dependent shared-memory
+  // loads, and halving issues the fewest (two loads and two selects a step,
+  // where a 4-ary round's six loads and three-way branch cost more per bit).
+  uint32_t lo = d > v.nb ? d - v.nb : 0, hi = min_u32(d, na);
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    const bool past = w.A(mid) > w.B_back(d - 1, mid);
+    hi = past ? mid : hi;
+    lo = past ? lo : mid + 1;
+  }
+  uint32_t x = lo, y = d - lo;
+  Val a0 = x < na ? w.A(x) : 0, a1 = x + 1 < na ? w.A(x + 1) : 0;
+  Val b0 = y < v.nb ? w.B(y) : 0, b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
+  for (uint32_t o = d; o < d + IPT; o += 2) {
+    const bool hasA = x < na, hasB = y < v.nb;
+    const bool l1 = hasA && (!hasB || a0 <= b0);
+    const Val w1 = l1 ? a0 : b0;
+    if ((!hasA && !hasB) || w1 > v.t) {  // merged node o is past the end: the phase ends at o
+      rep->x_end = x, rep->n_use = o, rep->final_flag = 1;
+      return;
+    }
+    const bool hasA2 = l1 ? x + 1 < na : hasA, hasB2 = l1 ? hasB : y + 1 < v.nb;
+    const Val ha2 = l1 ? a1 : a0, hb2 = l1 ? b0 : b1;
+    const bool l2 = hasA2 && (!hasB2 || ha2 <= hb2);
+    const Val w2 = l2 ? ha2 : hb2;
+    if ((!hasA2 && !hasB2) || w2 > v.t) {  // node o is the last <= t: held back, not consumed
+      rep->x_end = x, rep->n_use = o, rep->final_flag = 1;
+      return;
+    }
+    const uint32_t node = v.K + o / 2, nl = uint32_t{l1} + uint32_t{l2};
+    sink.made(node, sat_add(w1, w2), nl);
+    if (nl < 2) sink.consumed(c.y0 + y, node);
+    if (nl == 0) sink.consumed(c.y0 + y + 1, node);
+    if (nl == 2) {
+      x += 2;
+      a0 = x < na ? w.A(x) : 0;
+      a1 = x + 1 < na ? w.A(x + 1) : 0;
+    } else if (nl == 1) {
+      ++x, ++y;
+      a0 = a1, b0 = b1;
+      a1 = x + 1 < na ? w.A(x + 1) : 0;
+      b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
+    } else {
+      y += 2;
+      b0 = y < v.nb ? w.B(y) : 0;
+      b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
+    }
+  }
+  if (d + IPT == T) rep->x_end = x, rep->n_use = T, rep->final_flag = 0;
 }
 
 // Thread `tid` of a tile: merged nodes [tid*IPT, tid*IPT + IPT) of merge(A, B)
@@ -177,57 +291,12 @@ VLEC_HD inline void cl_merge_thread(uint32_t tid, uint32_t T, const Cursor& c, T
   const uint64_t aj = j >= 1 && j <= v.na ? w.A(j - 1) : 0;
   if (c.tile_base == 0) v.t = cl_threshold(v, w);
   if (j > v.na || (j >= 1 && aj > v.t)) return;
-  // Merge path: x = leaves among the first d merged nodes (a leaf first on
-  // ties), the first p in [lo, hi) with A(p) > B(d-1-p), by halving without
-  // branches. The tiles are bound by these chains of dependent shared-memory
-  // loads, and halving issues the fewest (two loads and two selects a step,
-  // where a 4-ary round's six loads and three-way branch cost more per bit).
-  uint32_t lo = d > v.nb ? d - v.nb : 0, hi = min_u32(d, v.na);
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi) / 2;
-    const bool past = w.A(mid) > w.B_back(d - 1, mid);
-    hi = past ? mid : hi;
-    lo = past ? lo : mid + 1;
+  if (w.narrow_reads() && v.t < kNarrowBelow) {  // block-uniform
+    const uint32_t na32 = min_u32(v.na, c.x32 > c.x0 ? c.x32 - c.x0 : 0);
+    cl_meld<IPT>(d, T, c, v, na32, NarrowReads<V>{w}, sink, rep);
+  } else {
+    cl_meld<IPT>(d, T, c, v, v.na, WideReads<V>{w}, sink, rep);
   }
-  uint32_t x = lo, y = d - lo;
-  uint64_t a0 = x < v.na ? w.A(x) : 0, a1 = x + 1 < v.na ? w.A(x + 1) : 0;
-  uint64_t b0 = y < v.nb ? w.B(y) : 0, b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
-  for (uint32_t o = d; o < d + IPT; o += 2) {
-    const bool hasA = x < v.na, hasB = y < v.nb;
-    const bool l1 = hasA && (!hasB || a0 <= b0);
-    const uint64_t w1 = l1 ? a0 : b0;
-    if ((!hasA && !hasB) || w1 > v.t) {  // merged node o is past the end: the phase ends at o
-      rep->x_end = x, rep->n_use = o, rep->final_flag = 1;
-      return;
-    }
-    const bool hasA2 = l1 ? x + 1 < v.na : hasA, hasB2 = l1 ? hasB : y + 1 < v.nb;
-    const uint64_t ha2 = l1 ? a1 : a0, hb2 = l1 ? b0 : b1;
-    const bool l2 = hasA2 && (!hasB2 || ha2 <= hb2);
-    const uint64_t w2 = l2 ? ha2 : hb2;
-    if ((!hasA2 && !hasB2) || w2 > v.t) {  // node o is the last <= t: held back, not consumed
-      rep->x_end = x, rep->n_use = o, rep->final_flag = 1;
-      return;
-    }
-    const uint32_t node = v.K + o / 2, nl = uint32_t{l1} + uint32_t{l2};
-    sink.made(node, sat_add(w1, w2), nl);
-    if (nl < 2) sink.consumed(c.y0 + y, node);
-    if (nl == 0) sink.consumed(c.y0 + y + 1, node);
-    if (nl == 2) {
-      x += 2;
-      a0 = x < v.na ? w.A(x) : 0;
-      a1 = x + 1 < v.na ? w.A(x + 1) : 0;
-    } else if (nl == 1) {
-      ++x, ++y;
-      a0 = a1, b0 = b1;
-      a1 = x + 1 < v.na ? w.A(x + 1) : 0;
-      b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
-    } else {
-      y += 2;
-      b0 = y < v.nb ? w.B(y) : 0;
-      b1 = y + 1 < v.nb ? w.B(y + 1) : 0;
-    }
-  }
-  if (d + IPT == T) rep->x_end = x, rep->n_use = T, rep->final_flag = 0;
 }
 
 // After the tile's barrier, every thread: the tile's report moves the cursor.
@@ -246,52 +315,55 @@ VLEC_HD inline bool cl_advance(Cursor& c, const Tile& v, const Report& r) {
 }
 
 // Streaming layout: leaves [from, to) into the leaf ring (cp.async on the GPU;
-// the caller commits and waits).
+// the caller commits and waits). kPlanes: the ring is two planes of words
+// (RingView<4>), lmask + 1 words apart; each value goes in two 4-byte copies.
+template <bool kPlanes = false>
 VLEC_HD inline void cl_fetch_leaves_thread(uint32_t tid, uint32_t nt, const uint64_t* keys_desc, uint32_t m,
                                            uint32_t from, uint32_t to, uint64_t* ring, uint32_t lmask) {
   for (uint32_t x = from + tid; x < to; x += nt) {
+    const uint64_t* src = keys_desc + (m - 1 - x);
 #if defined(__CUDA_ARCH__)
-    __pipeline_memcpy_async(ring + (x & lmask), keys_desc + (m - 1 - x), sizeof(uint64_t));
+    if constexpr (kPlanes) {
+      uint32_t* lo = reinterpret_cast<uint32_t*>(ring) + (x & lmask);
+      __pipeline_memcpy_async(lo, reinterpret_cast<const uint32_t*>(src), 4);
+      __pipeline_memcpy_async(lo + lmask + 1, reinterpret_cast<const uint32_t*>(src) + 1, 4);
+    } else {
+      __pipeline_memcpy_async(ring + (x & lmask), src, sizeof(uint64_t));
+    }
 #else
-    ring[x & lmask] = keys_desc[m - 1 - x];
+    if constexpr (kPlanes) {
+      uint32_t* lo = reinterpret_cast<uint32_t*>(ring) + (x & lmask);
+      lo[0] = static_cast<uint32_t>(*src), lo[lmask + 1] = static_cast<uint32_t>(*src >> 32);
+    } else {
+      ring[x & lmask] = *src;
+    }
 #endif
   }
 }
 
-// Streaming layout, a fallback tile: internal nodes y0..y0+nb-1 from global memory.
+// Streaming layout, a fallback tile: internal nodes y0..y0+nb-1 from global
+// memory (kPlanes: into two planes of words, `words` apart).
+template <bool kPlanes = false>
 VLEC_HD inline void cl_fetch_window_thread(uint32_t tid, uint32_t nt, const uint64_t* inner_w, uint32_t y0,
-                                           uint32_t nb, uint64_t* bx) {
+                                           uint32_t nb, uint64_t* bx, uint32_t words = 0) {
   for (uint32_t i = tid; i < nb; i += nt) {
 #if defined(__CUDA_ARCH__)
-    __pipeline_memcpy_async(bx + i, inner_w + y0 + i, sizeof(uint64_t));
+    if constexpr (kPlanes) {
+      uint32_t* lo = reinterpret_cast<uint32_t*>(bx) + i;
+      __pipeline_memcpy_async(lo, reinterpret_cast<const uint32_t*>(inner_w + y0 + i), 4);
+      __pipeline_memcpy_async(lo + words, reinterpret_cast<const uint32_t*>(inner_w + y0 + i) + 1, 4);
+    } else {
+      __pipeline_memcpy_async(bx + i, inner_w + y0 + i, sizeof(uint64_t));
+    }
 #else
-    bx[i] = inner_w[y0 + i];
+    if constexpr (kPlanes) {
+      uint32_t* lo = reinterpret_cast<uint32_t*>(bx) + i;
+      lo[0] = static_cast<uint32_t>(inner_w[y0 + i]), lo[words] = static_cast<uint32_t>(inner_w[y0 + i] >> 32);
+    } else {
+      bx[i] = inner_w[y0 + i];
+    }
 #endif
   }
-}
-
-// Depth of the nodes made in one phase [lo, hi); their parents are deeper in
-// time (made in later phases, whose depths are final). Four nodes a round,
-// their loads issued together.
-VLEC_HD inline void cl_depth_thread(uint32_t tid, uint32_t nt, uint32_t lo, uint32_t hi, uint32_t root,
-                                    const uint16_t* parent, uint8_t* depth) {
-  constexpr uint32_t kRound = 4;
-  for (uint32_t k0 = lo + tid; k0 < hi; k0 += kRound * nt) {
-    uint32_t p[kRound], dp[kRound];
-    for (uint32_t i = 0; i < kRound; ++i) {
-      const uint32_t k = k0 + i * nt;
-      p[i] = k < hi && k != root ? parent[k] : root;
-    }
-    for (uint32_t i = 0; i < kRound; ++i) dp[i] = k0 + i * nt < hi && k0 + i * nt != root ? depth[p[i]] + 1u : 0u;
-    for (uint32_t i = 0; i < kRound; ++i)
-      if (k0 + i * nt < hi) depth[k0 + i * nt] = static_cast<uint8_t>(dp[i]);
-  }
-}
-
-// The exact fallback for a tree of more than kMaxPhases phases (a total >= 2^64).
-VLEC_HD inline void cl_depth_sequential(uint32_t root, const uint16_t* parent, uint8_t* depth) {
-  depth[root] = 0;
-  for (uint32_t k = root; k-- > 0;) depth[k] = static_cast<uint8_t>(depth[parent[k]] + 1);
 }
 
 VLEC_HD inline void cl_add(uint32_t* p, uint32_t v) {
@@ -320,6 +392,7 @@ VLEC_HD inline void load16(const uint8_t* p, uint32_t* w) {
 #endif
 }
 
+// The one-warp tree's bl_count (warp_tree.hpp, which has every depth):
 // bl[depth[k] + 1] += leafkids[k] over a run of nodes per thread, 16-aligned
 // so that depth and leafkids are read 16 bytes at a time, every load of a
 // batch of 64 nodes issued before any is used (the arrays hold whole 16-byte
@@ -363,6 +436,96 @@ VLEC_HD inline void cl_blcount_thread(uint32_t tid, uint32_t nt, uint32_t n_inne
   }
   if (acc) cl_add(&bl[run], acc), top = max_u32(top, run);
   if (top) cl_max(longest, top);
+}
+
+// bl_count without a depth per node (generate_cl_block, after the tiles).
+// Depth does not increase with k (parents do not decrease, and each node's
+// depth is its parent's + 1), so the nodes of depth <= d are a suffix
+// [B_d, n) of the n internal nodes: B_0 = the root n - 1, and B_d (d >= 1) is
+// the first k with parent[k] >= B_{d-1}, one search over the parents. The
+// nodes of depth d, [B_d, B_{d-1}), hold E_{d-1} - E_d leaf children, where
+// E_d = L(B_d - 1), L(k) the leaves among the children of nodes 0..k: 2(k +
+// 1) less the internal nodes whose parent is <= k, one more search (E_{-1} =
+// m, E = 0 at B = 0). So a tree of depth D costs D dependent searches of one
+// warp, each a few 32-ary rounds, and D + 1 independent ones, where a depth
+// pass (one barrier a phase) and a pass over every node's leaf children took
+// 35 k cycles (~18 us) at 65,536 symbols. Depths from kMaxDepth - 1 on share the last length
+// slot (as min(depth + 1, kMaxDepth) did), which also bounds the chain.
+
+// The first k in [lo, hi) with parent[k] >= target (hi if none; parents do
+// not decrease), by 32-ary rounds: probe i (lane i on the GPU) reads the last
+// node of the i-th of 32 equal parts; the first part whose probe holds the
+// target brackets the answer. Four rounds for 65,536 nodes.
+VLEC_HD inline uint32_t cl_probe(uint32_t lo, uint32_t step, uint32_t i) { return lo + i * step + step - 1; }
+
+VLEC_HD inline uint32_t cl_first_parent_at_least(const uint16_t* parent, uint32_t lo, uint32_t hi, uint32_t target,
+                                                 uint32_t lane) {
+  while (lo < hi) {
+    const uint32_t step = (hi - lo + 31) / 32;
+#if defined(__CUDA_ARCH__)
+    const uint32_t mine = cl_probe(lo, step, lane);
+    const uint32_t hit = __ballot_sync(0xFFFFFFFFu, mine >= hi || parent[mine] >= target);
+    const uint32_t i = hit ? static_cast<uint32_t>(__ffs(hit)) - 1 : 32;
+#else
+    (void)lane;
+    uint32_t i = 0;
+    while (i < 32 && !(cl_probe(lo, step, i) >= hi || parent[cl_probe(lo, step, i)] >= target)) ++i;
+#endif
+    if (i == 32) return hi;  // every probe below the target: the last part's last node too
+    const uint32_t q = cl_probe(lo, step, i);
+    lo += i * step;
+    hi = q < hi ? q : hi;    // parent[q] >= target: the answer is at most q
+  }
+  return lo;
+}
+
+// L(k): the leaves among the children of internal nodes 0..k (k < n).
+VLEC_HD inline uint32_t cl_leaves_through(uint32_t k, uint32_t n_inner, const uint16_t* parent) {
+  uint32_t lo = 0, hi = n_inner - 1;  // the root (n_inner - 1) has no parent
+  while (lo < hi) {                   // the first y with parent[y] > k
+    const uint32_t mid = (lo + hi) / 2;
+    const bool past = parent[mid] > k;
+    hi = past ? mid : hi;
+    lo = past ? lo : mid + 1;
+  }
+  return 2 * (k + 1) - lo;
+}
+
+// One warp (lane 0..31; the host runs lane 0 alone, nlanes = 1): B_0.. into
+// bound[] (kMaxDepth entries), ending at the first B_D = 0 (forced at D =
+// kMaxDepth - 1). Returns D.
+VLEC_HD inline uint32_t cl_depth_bounds(uint32_t n_inner, const uint16_t* parent, uint32_t* bound, uint32_t lane) {
+  uint32_t b = n_inner - 1, run = 1, d = 0;  // run: the nodes of depth d
+  if (lane == 0) bound[0] = b;
+  while (b > 0 && d + 1 < kMaxDepth - 1) {
+    // Each node of depth d has at most two internal children, so B_{d+1} >=
+    // B_d - 2 run: the search starts there (a round or two near the root
+    // and in the deep, thin levels, where all of [0, B_d) took four).
+    const uint32_t lo = b > 2 * run ? b - 2 * run : 0;
+    const uint32_t next = cl_first_parent_at_least(parent, lo, b, b, lane);
+    run = b - next, b = next;
+    ++d;
+    if (lane == 0) bound[d] = b;
+  }
+  if (b > 0) {  // depths >= kMaxDepth - 1: one slot
+    ++d;
+    if (lane == 0) bound[d] = 0;
+  }
+  return d;
+}
+
+// bl[min(d + 1, kMaxDepth)] += E_{d-1} - E_d for d = 0..D, over lanes lane,
+// lane + nlanes, ...; the sums wrap to the exact counts. *longest: node 0
+// joins two leaves and lies at depth D.
+VLEC_HD inline void cl_blcount_bounds(uint32_t lane, uint32_t nlanes, uint32_t m, uint32_t D, const uint32_t* bound,
+                                      const uint16_t* parent, uint32_t* bl, uint32_t* longest) {
+  const uint32_t n_inner = m - 1;
+  for (uint32_t d = lane; d <= D; d += nlanes) {
+    const uint32_t prev = d == 0 ? m : bound[d - 1] ? cl_leaves_through(bound[d - 1] - 1, n_inner, parent) : 0;
+    const uint32_t here = bound[d] ? cl_leaves_through(bound[d] - 1, n_inner, parent) : 0;
+    cl_add(&bl[min_u32(d + 1, kMaxDepth)], prev - here);
+  }
+  if (lane == 0) cl_max(longest, min_u32(D + 1, kMaxDepth));
 }
 
 }  // namespace vlec::cuda::cl
