@@ -278,6 +278,10 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
                 static_cast<unsigned long long>(st[37]), static_cast<unsigned long long>(st[32]),
                 static_cast<unsigned long long>(st[33]), static_cast<unsigned long long>(st[34]),
                 static_cast<unsigned long long>(st[35]), static_cast<unsigned long long>(st[36]));
+  if (st[38])
+    std::printf("  tiles: each tile's slowest own work summed %llu, thread 0's setup %llu, largest copy wait %llu\n",
+                static_cast<unsigned long long>(st[38]), static_cast<unsigned long long>(st[39]),
+                static_cast<unsigned long long>(st[31]));
   if (st[48]) {  // the sort's first pass (cycles)
     const char* steps[] = {"load", "rank", "barrier", "totals", "cluster", "offsets", "scatter", "cluster"};
     std::printf("  sort pass 1:");

@@ -59,7 +59,9 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // 1,024 present symbols), inside the tree stage, in cycles: d_stamps[32] the
 // tiles, [33] the largest of any thread's own tile work summed over the
 // tiles, [34] the largest barrier wait so summed, [35] the depths, [36]
-// bl_count, and [37] the number of tiles; the sort's first pass, clock64 at
+// bl_count, [37] the number of tiles, [38] each tile's slowest own work
+// summed, [39] thread 0's setup before its merges summed, [31] the largest
+// wait for the leaves' copies summed; the sort's first pass, clock64 at
 // [40] its start, [41] keys loaded, [42] ranked in the warps, [43] block
 // barrier, [44] digit totals, [45] cluster barrier, [46] offsets, [47]
 // scattered, [48] cluster barrier; in the ranks' lengths (stage 4), [50] the

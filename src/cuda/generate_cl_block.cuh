@@ -94,11 +94,17 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   cur.x32 = g.x32;
   // Diagnostics: thread 0's cycles in the tiles, and every thread's own tile
   // work (merge) and barrier waits summed, the largest of each kept.
-  __shared__ unsigned long long s_prof[2];
+  // Also each tile's slowest thread's own work, summed over the tiles, thread
+  // 0's setup between a barrier and its merge, and the largest wait for the
+  // leaves' copies summed (a triple buffer: a tile's maxima are read after its
+  // barrier, and the buffer two tiles ahead is cleared then).
+  __shared__ unsigned long long s_prof[3], s_tmax[3];
   const bool prof = g.prof != nullptr;
-  uint64_t own = 0, waited = 0, t_loop = prof ? clock64() : 0;
-  if (prof && tid < 2) s_prof[tid] = 0;
+  uint64_t own = 0, waited = 0, copies = 0, slow = 0, setup = 0, t_loop = prof ? clock64() : 0;
+  if (prof && tid < 3) s_prof[tid] = 0, s_tmax[tid] = 0;
+  if (prof) __syncthreads();
   while (cur.k_start + 1 < m) {
+    const uint64_t t_top = prof ? clock64() : 0;
     Tile v = cl_tile_setup(cur, T, m, R);
     if (kStream) {
       if (v.fallback) {
@@ -117,16 +123,22 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     const auto w = cl_view<kStream ? 4 : 8>(cur, v, g.leaf, kStream ? LR - 1 : ~0u, g.node, R - 1, g.bx, T);
     const uint64_t t0 = prof ? clock64() : 0;
     cl_merge_thread<IPT>(tid, T, cur, v, w, sink, &sh.rep[cur.tile & 1]);  // sets v.t on a phase's first tile
+    const uint64_t tm = prof ? clock64() : 0;
     if (kStream) __pipeline_wait_prior(0);
     const uint64_t t1 = prof ? clock64() : 0;
+    if (prof) atomicMax(&s_tmax[cur.tile % 3], static_cast<unsigned long long>(t1 - t0));
     __syncthreads();
-    if (prof) own += t1 - t0, waited += clock64() - t1;
+    if (prof) {
+      own += t1 - t0, waited += clock64() - t1, copies += t1 - tm, setup += t0 - t_top;
+      if (tid == 0) slow += s_tmax[cur.tile % 3], s_tmax[(cur.tile + 2) % 3] = 0;
+    }
     cl_advance(cur, v, sh.rep[cur.tile & 1]);
   }
   __syncthreads();
   if (prof) {
     atomicMax(&s_prof[0], static_cast<unsigned long long>(own));
     atomicMax(&s_prof[1], static_cast<unsigned long long>(waited));
+    atomicMax(&s_prof[2], static_cast<unsigned long long>(copies));
   }
   const uint64_t t_depth = prof ? clock64() : 0;
   const uint16_t* parent = g.parent;
@@ -158,6 +170,9 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     g.prof[3] = t_count - t_depth;
     g.prof[4] = clock64() - t_count;
     g.prof[5] = cur.tile;
+    g.prof[6] = slow;      // [6] each tile's slowest own work, summed
+    g.prof[7] = setup;     // [7] thread 0's setup before its merges
+    g.prof[-1] = s_prof[2];  // (slot 31) the largest wait for the leaves' copies, summed
   }
 }
 
