@@ -12,7 +12,8 @@
 // tests include one file:
 //   generate_cl_base.hpp   the limits and the saturating sum every part uses
 //   generate_cl_tiles.hpp  GenerateCL's phases in tiles (the algorithm and its
-//                          proof), the depth pass and bl_count
+//                          proof)
+//   generate_cl_counts.hpp bl_count from the tree: the depths' bounds
 //   codebook_limit.hpp     length limiting, lengths of ranks, the candidate choice
 //   codebook_codes.hpp     canonical codes (GenerateCW) and the serialized layout
 //   generate_cl_block.cuh  generate_cl_block: one thread block runs the tiles (nvcc)
@@ -24,5 +25,6 @@
 #include "cuda/codebook_limit.hpp"
 #include "cuda/generate_cl_base.hpp"
 #include "cuda/generate_cl_block.cuh"
+#include "cuda/generate_cl_counts.hpp"
 #include "cuda/generate_cl_host.hpp"
 #include "cuda/generate_cl_tiles.hpp"

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cuda/generate_cl_base.hpp"
+#include "cuda/generate_cl_counts.hpp"
 #include "cuda/generate_cl_tiles.hpp"
 
 namespace vlec::cuda::cl {

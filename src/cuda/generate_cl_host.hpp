@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/generate_cl_base.hpp"
+#include "cuda/generate_cl_counts.hpp"
 #include "cuda/generate_cl_tiles.hpp"
 
 namespace vlec::cuda::cl {
