@@ -84,8 +84,17 @@
 //              melds (16 or 32 nodes a thread) were slower (a meld step ~330
 //              cycles); so were a warp's 32-probe search and split samples
 //              bracketing each thread's (a serial stage before the searches).
-//   depths     4 nodes a thread a round, loads batched; the phases near the
-//              root (<= 32 nodes) by warp 0 alone under __syncwarp.
+//              Session 12: the cluster's rings in planes of 32-bit words, and
+//              a tile whose threshold is below 2^32 - 1 reads low words alone
+//              (half the bank wavefronts a load: tiles 247 k -> 217 k cycles
+//              at 65,536, Laplace).
+//   depths     none per node (session 12; a depth pass of one barrier a phase
+//              and a pass over every node's leaf children took 35 k cycles
+//              at 65,536): warp 0 finds the depths' bounds by 32-ary searches
+//              over the parents and bl_count from them (generate_cl_counts.hpp,
+//              ~22 k), meanwhile the other warps copy block 0's ranks back
+//              into shared memory for the post stage. The resident path below
+//              kWarpTreeMax keeps pointer jumping (warp_tree.hpp).
 //   limiter    candidate c on warp c, length l on lane l: the counts above the
 //              limit and the Kraft sum by shuffles, bound[] by a warp scan;
 //              only the rare Kraft loop (limit_excess) runs on one lane.

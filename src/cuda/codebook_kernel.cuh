@@ -15,8 +15,8 @@
 //   3. the tree on block 0: warp_tree_block (resident, m <= kWarpTreeMax) or
 //      generate_cl (generate_cl.hpp): resident layout (the leaves are the
 //      sorted keys, reversed in place) for one block, streaming layout
-//      (sorted keys through global memory, node weights, parents and leaf
-//      counts in global memory, parents copied back for the depth pass) for a
+//      (sorted keys through global memory, node weights and parents in
+//      global memory, parents copied back for the depths' bounds) for a
 //      cluster. Then bl_count, and the three candidates' limited counts.
 //   4. per rank: each candidate's length and coded bits; every block sums
 //      every block's bits and picks the same candidate; lengths scattered to
@@ -25,9 +25,9 @@
 //      over ITEMS x warps, then over the blocks before); canonical codes,
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
-// Resources (ptxas, sm_90): <256,1> 55 registers, <256,4> 64, <1024,8> 64, all
-// without spills or stack; cluster <1024,8> 64 registers and 120 bytes of
-// spills (keys held across a sort pass's cluster barrier). Shared memory:
+// Resources (ptxas, sm_90, CUDA 13): <256,1> 55 registers, <256,4> 71,
+// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 100
+// bytes of spills (keys held across a sort pass's cluster barrier). Shared memory:
 // 12.6 / 22 / 176 / 224 KiB dynamic + 3.0 KiB static (2.7 in the cluster
 // kernel: its 224 KiB leave 3 KiB of the 227 KiB a block may have).
 #pragma once
