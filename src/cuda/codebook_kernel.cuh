@@ -47,12 +47,26 @@ namespace {
 
 // ---- the plan -----------------------------------------------------------------
 
+// The limiter's counts in one warp's registers, lane l holding c[l]
+// (limit_excess_counts in codebook_limit.hpp): every lane runs the same loop.
+struct WarpCounts {
+  uint64_t& mine;
+  uint32_t lane;
+  __device__ uint32_t deepest_nonzero(uint32_t d) const {
+    const uint32_t m = __ballot_sync(kFull, lane >= 1 && lane <= d && mine != 0);
+    return m ? 31 - __clz(m) : 0;
+  }
+  __device__ uint64_t get(uint32_t d) const { return __shfl_sync(kFull, mine, d); }
+  __device__ void add(uint32_t d, uint64_t delta) {
+    if (lane == d) mine += delta;
+  }
+};
+
 // Warp c (0..3): candidate c's limited length counts, lane l for length l
-// (the sums over lengths by shuffles; only the rare Kraft loop, when codes
-// exceed the limit by more than they can absorb at it, runs on one lane, on
-// a shared copy). bound[l] = codes of length <= l, by a warp scan.
-__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p,
-                                uint64_t (*scratch)[kSlots]) {
+// (the sums over lengths by shuffles; the Kraft loop, when codes exceed the
+// limit by more than they can absorb at it, on the warp's registers too).
+// bound[l] = codes of length <= l, by a warp scan.
+__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p) {
   const uint32_t tid = threadIdx.x, c = tid >> 5, lane = tid & 31;
   const uint32_t ncand = fixed_limit ? 1 : kCandidates;
   if (c < kCandidates) {
@@ -66,12 +80,9 @@ __device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, co
       over = warp_sum64(over);
       if (lane == L) cnt += over;
       const uint64_t kraft = warp_sum64(lane >= 1 && lane <= L ? cnt << (L - lane) : 0);
-      if (kraft > (uint64_t{1} << L)) {
-        if (lane < kSlots) scratch[c][lane] = cnt;
-        __syncwarp();
-        if (lane == 0) limit_excess(scratch[c], L, kraft - (uint64_t{1} << L));
-        __syncwarp();
-        cnt = lane < kSlots ? scratch[c][lane] : 0;
+      if (kraft > (uint64_t{1} << L)) {  // warp-uniform
+        WarpCounts wc{cnt, lane};
+        limit_excess_counts(wc, L, kraft - (uint64_t{1} << L));
       }
     }
     const uint32_t bound = warp_incl_scan(lane < kSlots ? static_cast<uint32_t>(cnt) : 0, lane);
@@ -110,7 +121,6 @@ __global__ void __launch_bounds__(NT, 1)
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ ClShared cls;
   __shared__ Plan plan;
-  __shared__ uint64_t s_limit[kCandidates][kSlots];  // the Kraft loop's counts
   __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
   __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
@@ -258,7 +268,7 @@ __global__ void __launch_bounds__(NT, 1)
       }
     }
     stamp(stamps, 4);
-    plan_candidates(m, fixed_limit, error, cls, plan, s_limit);
+    plan_candidates(m, fixed_limit, error, cls, plan);
   }
   if constexpr (kCluster) __pipeline_wait_prior(0);  // the ranks' copies (the barrier below publishes them)
   peers.sync();

@@ -29,32 +29,53 @@ VLEC_HD inline uint64_t div_small(uint64_t a, uint64_t b) {
 // splits the deepest leaf above `limit`, so the leaf it starts on is wholly
 // pushed down to `limit` (2^(limit-d) - 1 rounds, net one code moved from
 // level d to `limit`) before another is touched. O(limit) steps, same result.
-// longest: the deepest l with bl[l] != 0 (0: none).
 // The Kraft loop of limit_counts once the codes longer than `limit` sit at
-// `limit` (c[1..limit], u64): removes `excess` units of 2^-limit.
-VLEC_HD inline void limit_excess(uint64_t* c, uint32_t limit, uint64_t excess) {
+// `limit` (c[1..limit], u64): removes `excess` units of 2^-limit. C holds
+// the counts: an array (ArrayCounts; the host, and the tests) or, on the
+// GPU, one warp's registers, lane l holding c[l] (WarpCounts in
+// codebook_kernel.cuh: a step is a ballot and a shuffle, where lane 0 alone
+// over a shared array waited on each access: ~5 k cycles for limit 11).
+template <class C>
+VLEC_HD inline void limit_excess_counts(C& c, uint32_t limit, uint64_t excess) {
   uint32_t d = limit - 1;
   while (excess > 0) {
-    while (d >= 1 && c[d] == 0) --d;
+    d = c.deepest_nonzero(d);  // the deepest level <= d with codes (0: none)
     if (d == 0) {  // nothing left to split (cannot happen when 2^limit >= symbols)
-      c[limit] -= excess;
+      c.add(limit, 0 - excess);
       break;
     }
     const uint64_t unit = (uint64_t{1} << (limit - d)) - 1;
     uint64_t n = div_small(excess, unit);
-    if (n > c[d]) n = c[d];
+    const uint64_t at_d = c.get(d);
+    if (n > at_d) n = at_d;
     if (n) {
-      c[d] -= n;
-      c[limit] += n;
+      c.add(d, 0 - n);
+      c.add(limit, n);
       excess -= n * unit;
     } else {  // part of one leaf: split it and go on one level down
-      c[limit] -= 1;
-      c[d] -= 1;
-      c[d + 1] += 2;
+      c.add(limit, ~uint64_t{0});
+      c.add(d, ~uint64_t{0});
+      c.add(d + 1, 2);
       excess -= 1;
       ++d;
     }
   }
+}
+
+// Counts in an array, c[1..limit].
+struct ArrayCounts {
+  uint64_t* c;
+  VLEC_HD uint32_t deepest_nonzero(uint32_t d) const {
+    while (d >= 1 && c[d] == 0) --d;
+    return d;
+  }
+  VLEC_HD uint64_t get(uint32_t d) const { return c[d]; }
+  VLEC_HD void add(uint32_t d, uint64_t delta) { c[d] += delta; }
+};
+
+VLEC_HD inline void limit_excess(uint64_t* c, uint32_t limit, uint64_t excess) {
+  ArrayCounts a{c};
+  limit_excess_counts(a, limit, excess);
 }
 
 VLEC_HD inline void limit_counts(const uint32_t* bl, uint32_t longest, uint32_t limit, uint32_t* out) {
