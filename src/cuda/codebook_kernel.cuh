@@ -251,9 +251,11 @@ __global__ void __launch_bounds__(NT, 1)
   uint16_t* rank_syms = reinterpret_cast<uint16_t*>(smem + L::rank_syms);
   const auto copy_ranks = [&](uint32_t t) {
     for (uint32_t i = t; i < S / 2; i += NT)
-      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_keys) + i, reinterpret_cast<const uint4*>(tmp.keys) + i, 16);
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_keys) + i, reinterpret_cast<const uint4*>(tmp.keys) + i,
+                              16);
     for (uint32_t i = t; i < S / 8; i += NT)
-      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_syms) + i, reinterpret_cast<const uint4*>(tmp.ranked) + i, 16);
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_syms) + i, reinterpret_cast<const uint4*>(tmp.ranked) + i,
+                              16);
   };
   bool ranks_copied = false;  // block-uniform
   if (peers.rank == 0) {

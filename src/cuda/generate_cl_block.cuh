@@ -164,7 +164,8 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   const uint64_t t_count = prof ? clock64() : 0;
   if (tid < 32) cl_blcount_bounds(tid, 32, m, D, sh.bound, parent, sh.bl, &sh.longest);
   __syncthreads();
-  if (prof && tid == 0) {  // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depth bounds, [4] bl_count, [5] tiles done
+  // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depth bounds, [4] bl_count, [5] tiles done
+  if (prof && tid == 0) {
     g.prof[0] = t_depth - t_loop;
     g.prof[1] = s_prof[0];
     g.prof[2] = s_prof[1];

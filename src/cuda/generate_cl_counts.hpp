@@ -95,8 +95,9 @@ VLEC_HD inline void cl_blcount_thread(uint32_t tid, uint32_t nt, uint32_t n_inne
 // m, E = 0 at B = 0). So a tree of depth D costs D dependent searches of one
 // warp, each a few 32-ary rounds, and D + 1 independent ones, where a depth
 // pass (one barrier a phase) and a pass over every node's leaf children took
-// 35 k cycles (~18 us) at 65,536 symbols. Depths from kMaxDepth - 1 on share the last length
-// slot (as min(depth + 1, kMaxDepth) did), which also bounds the chain.
+// 35 k cycles (~18 us) at 65,536 symbols (22 k now, the parents' copy
+// included). Depths from kMaxDepth - 1 on share the last length slot (as
+// min(depth + 1, kMaxDepth) did), which also bounds the chain.
 
 // The first k in [lo, hi) with parent[k] >= target (hi if none; parents do
 // not decrease), by 32-ary rounds: probe i (lane i on the GPU) reads the last

@@ -140,8 +140,12 @@ struct RingView {
   VLEC_HD uint64_t A(uint32_t i) const { return full(a, ah, (aoff + kStride * i) & amask); }
   VLEC_HD uint64_t B(uint32_t i) const { return full(b, bh, (boff + kStride * i) & bmask); }
   // The low words alone (a narrow tile's reads; exact where the value is below 2^32).
-  VLEC_HD uint32_t A32(uint32_t i) const { return *reinterpret_cast<const uint32_t*>(a + ((aoff + kStride * i) & amask)); }
-  VLEC_HD uint32_t B32(uint32_t i) const { return *reinterpret_cast<const uint32_t*>(b + ((boff + kStride * i) & bmask)); }
+  VLEC_HD uint32_t A32(uint32_t i) const {
+    return *reinterpret_cast<const uint32_t*>(a + ((aoff + kStride * i) & amask));
+  }
+  VLEC_HD uint32_t B32(uint32_t i) const {
+    return *reinterpret_cast<const uint32_t*>(b + ((boff + kStride * i) & bmask));
+  }
   // B(j - k), with boff + kStride*j hoisted out of a loop over k: one multiply-add.
   VLEC_HD uint64_t B_back(uint32_t j, uint32_t k) const {
     return full(b, bh, (boff + kStride * j - kStride * k) & bmask);
