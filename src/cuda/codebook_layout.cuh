@@ -72,8 +72,11 @@ struct Smem {
   static constexpr std::size_t parent_sh = 0, rank_keys = parent_sh + 2 * kMaxCapacity, rank_syms = rank_keys + 8 * S,
                                depth_end = kCluster ? rank_syms + 2 * S : 0;
   // the post stage
+  // fields: the block's serialized length fields staged (at most S fields of
+  // 5 bits, from a word boundary: S * 5 / 32 + 2 words)
   static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * kWc2Stride * NW * ITEMS,
-                               post_end = gf + 4 * 2 * NW * ITEMS;
+                               fields = align16(gf + 4 * 2 * NW * ITEMS), fields_words = S * 5 / 32 + 2,
+                               post_end = fields + 4 * fields_words;
   static constexpr std::size_t total =
       max_sz(max_sz(sort_end, cl_end), max_sz(depth_end, post_end));
   static_assert(kCluster || R * 4 >= S * 3, "resident node ring too small");
