@@ -29,12 +29,17 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/dwt53_gpu.hpp"
+#include "dwt_test_util.hpp"
 #include "test_util.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/dwt.hpp"
 
 namespace vlec {
 namespace {
+
+using dwt_test::for_each_type;
+using dwt_test::type_hi;
+using dwt_test::type_lo;
 
 using cuda::DeviceBuffer;
 using cuda::dwt::Tuning;
@@ -49,8 +54,6 @@ template <typename T> DwtSample sample_type() {
   if (std::is_same_v<T, int16_t>) return DwtSample::i16;
   return DwtSample::i32;
 }
-template <typename T> int64_t lo_of() { return std::is_same_v<T, int32_t> ? kDwtMinI32 : std::numeric_limits<T>::min(); }
-template <typename T> int64_t hi_of() { return std::is_same_v<T, int32_t> ? kDwtMaxI32 : std::numeric_limits<T>::max(); }
 
 std::string name(DwtShape s) { return std::to_string(s.nx) + "x" + std::to_string(s.ny) + "x" + std::to_string(s.nz); }
 
@@ -60,7 +63,7 @@ std::string name(DwtShape s) { return std::to_string(s.nx) + "x" + std::to_strin
 template <typename T>
 std::vector<T> make(const std::string& pattern, DwtShape s, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const int64_t lo = lo_of<T>(), hi = hi_of<T>();
+  const int64_t lo = type_lo<T>(), hi = type_hi<T>();
   const double range = double(hi - lo);
   std::vector<T> v(s.samples());
   const double f = 0.05 + (rng() % 100) / 400.0;
@@ -131,14 +134,6 @@ void check_case(const std::vector<T>& v, DwtShape s, unsigned levels, const Tuni
   std::vector<int32_t> after(n);
   CUDA_CHECK(cudaMemcpy(after.data(), d_coeffs.get() + offset, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
   EXPECT_TRUE(after == want) << "the inverse changed its input";
-}
-
-template <typename F>
-void for_each_type(F&& f) {
-  f(uint8_t{});
-  f(uint16_t{});
-  f(int16_t{});
-  f(int32_t{});
 }
 
 const std::vector<DwtShape>& small_shapes() {

@@ -409,7 +409,7 @@ __global__ void __launch_bounds__(NT, 1)
     const uint32_t nwords = serialized_capacity(cap) / 4, per = (nwords + peers.count - 1) / peers.count;
     const uint32_t w0 = min_u32(peers.rank * per, nwords), w1 = min_u32(w0 + per, nwords);
     for (uint32_t w = w0 + tid; w < w1; w += NT) words[w] = 0;
-    if constexpr (S >= 8192) {  // kStaged below
+    if constexpr (L::staged_fields) {
       uint32_t* staged = reinterpret_cast<uint32_t*>(smem + L::fields);
       for (uint32_t w = tid; w < L::fields_words; w += NT) staged[w] = 0;
     }
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(NT, 1)
   // symbols the codes' writes 10.4 k -> 6.0 k cycles; blocks of 256 symbols
   // OR into global memory directly (the barrier and the store loop cost them
   // more than their atomics: 687 -> 910 cycles).
-  constexpr bool kStaged = S >= 8192;
+  constexpr bool kStaged = L::staged_fields;
   uint32_t* staged = kStaged ? reinterpret_cast<uint32_t*>(smem + L::fields) : stream;
   const uint64_t bit0 = field_bit(groups, s_base[kGroupSlot], 0, fbits);
   const uint32_t w_first = kStaged ? static_cast<uint32_t>(bit0 >> 5) : 0;

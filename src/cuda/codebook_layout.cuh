@@ -72,10 +72,13 @@ struct Smem {
   static constexpr std::size_t parent_sh = 0, rank_keys = parent_sh + 2 * kMaxCapacity, rank_syms = rank_keys + 8 * S,
                                depth_end = kCluster ? rank_syms + 2 * S : 0;
   // the post stage
-  // fields: the block's serialized length fields staged (at most S fields of
-  // 5 bits, from a word boundary: S * 5 / 32 + 2 words)
+  // fields: blocks of 8,192 symbols stage their serialized length fields (at
+  // most S fields of 5 bits, from a word boundary: S * 5 / 32 + 2 words);
+  // smaller blocks OR them into global memory (codebook_kernel.cuh, stage 5)
+  static constexpr bool staged_fields = S >= 8192;
   static constexpr std::size_t lens = base, wc2 = align16(lens + S), gf = wc2 + 4 * kWc2Stride * NW * ITEMS,
-                               fields = align16(gf + 4 * 2 * NW * ITEMS), fields_words = S * 5 / 32 + 2,
+                               fields = align16(gf + 4 * 2 * NW * ITEMS),
+                               fields_words = staged_fields ? S * 5 / 32 + 2 : 0,
                                post_end = fields + 4 * fields_words;
   static constexpr std::size_t total =
       max_sz(max_sz(sort_end, cl_end), max_sz(depth_end, post_end));

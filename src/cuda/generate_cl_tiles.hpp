@@ -162,15 +162,16 @@ template <uint32_t kStride>
 VLEC_HD inline RingView<kStride> cl_view(const Cursor& c, const Tile& v, const void* leaf, uint32_t lmask,
                                          const void* node, uint32_t nmask, const void* bx, uint32_t T) {
   RingView<kStride> w;
-  const uint32_t hi = kStride == 8 ? 4 : 0;  // planes: the high words' offset below
+  // The high words: 4 bytes on in one u64 array, a plane of `words` on in planes.
+  auto high = [](const unsigned char* lo, uint32_t words) { return lo + (kStride == 8 ? 4 : 4 * words); };
   w.a = static_cast<const unsigned char*>(leaf), w.aoff = kStride * c.x0, w.amask = kStride * lmask;
-  w.ah = w.a + (kStride == 8 ? hi : 4 * (lmask + 1));
+  w.ah = high(w.a, lmask + 1);
   if (v.fallback) {
     w.b = static_cast<const unsigned char*>(bx), w.boff = 0, w.bmask = ~(kStride - 1);
-    w.bh = w.b + (kStride == 8 ? hi : 4 * T);
+    w.bh = high(w.b, T);
   } else {
     w.b = static_cast<const unsigned char*>(node), w.boff = kStride * c.y0, w.bmask = kStride * nmask;
-    w.bh = w.b + (kStride == 8 ? hi : 4 * (nmask + 1));
+    w.bh = high(w.b, nmask + 1);
   }
   return w;
 }
