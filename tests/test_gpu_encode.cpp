@@ -10,43 +10,24 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
+#include "gpu_frame_util.hpp"
 #include "vlec/device.hpp"
 
 namespace vlec {
 namespace {
 
+// The frame the GPU writes from a host-built codebook (limit 0: automatic),
+// its reported size within the CPU's bound.
 std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, bool raw,
                                unsigned limit = 0) {
-  const unsigned w = static_cast<unsigned>(dtype_bytes(t));
-  const uint64_t n = data.size() / w;
   huffman::Histogram hist;
-  huffman::accumulate_histogram(data.data(), n, t, hist);
-  const cuda::UploadedCodebook book(huffman::build_codebook(hist, limit), t);
-  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
-  const std::size_t cap = cuda::frame_encode_capacity(n, w, chunk);
-  cuda::DeviceBuffer<uint8_t> frame(cap);
-  cuda::DeviceBuffer<uint64_t> frame_bytes(1);
-  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));  // poison: every byte of the frame must be written
-  cuda::FrameEncodeArgs a;
-  a.in = in.get();
-  a.elements = n;
-  a.dtype = t;
-  a.chunk_elements = chunk;
-  a.raw = raw;
-  a.book = book.view();
-  a.frame = frame.get();
-  a.frame_capacity = cap;
-  a.frame_bytes = frame_bytes.get();
-  cuda::DeviceBuffer<uint8_t> temp(cuda::frame_encode_temp_bytes(n, w, chunk));
-  cuda::encode_frame_device(a, temp.get(), temp.size(), 0);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  EXPECT_EQ(cuda::frame_encode_status(a, temp.get()), 0u);
+  huffman::accumulate_histogram(data.data(), data.size() / dtype_bytes(t), t, hist);
+  test::GpuFrameOptions o;
+  o.raw = raw;
   uint64_t size = 0;
-  CUDA_CHECK(cudaMemcpy(&size, frame_bytes.get(), 8, cudaMemcpyDeviceToHost));
+  o.reported_size = &size;
+  std::vector<uint8_t> out = test::gpu_encode_frame(data, t, chunk, huffman::build_codebook(hist, limit), o);
   EXPECT_LE(size, compress_bound(data.size(), {CodecChoice::huffman, t, chunk}));
-  std::vector<uint8_t> out(std::min<uint64_t>(size, cap));
-  CUDA_CHECK(cudaMemcpy(out.data(), frame.get(), out.size(), cudaMemcpyDeviceToHost));
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
+#include "gpu_frame_util.hpp"
 #include "vlec/device.hpp"
 
 namespace vlec {
@@ -31,36 +32,10 @@ const char* name(cuda::EncodeStrategy s) {
 std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,
                                const huffman::Codebook& book, cuda::EncodeStrategy strategy,
                                uint64_t* status = nullptr) {
-  const unsigned w = static_cast<unsigned>(dtype_bytes(t));
-  const uint64_t n = data.size() / w;
-  const cuda::UploadedCodebook dbook(book, t);
-  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
-  const std::size_t cap = cuda::frame_encode_capacity(n, w, chunk);
-  cuda::DeviceBuffer<uint8_t> frame(cap);
-  cuda::DeviceBuffer<uint64_t> frame_bytes(1);
-  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));  // poison: every byte of the frame must be written
-  cuda::FrameEncodeArgs a;
-  a.in = in.get();
-  a.elements = n;
-  a.dtype = t;
-  a.chunk_elements = chunk;
-  a.book = dbook.view();
-  a.frame = frame.get();
-  a.frame_capacity = cap;
-  a.frame_bytes = frame_bytes.get();
-  a.strategy = strategy;
-  cuda::DeviceBuffer<uint8_t> temp(cuda::frame_encode_temp_bytes(n, w, chunk));
-  cuda::encode_frame_device(a, temp.get(), temp.size(), 0);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const uint64_t st = cuda::frame_encode_status(a, temp.get());
-  if (status) *status = st;
-  else EXPECT_EQ(st, 0u);
-  uint64_t size = 0;
-  CUDA_CHECK(cudaMemcpy(&size, frame_bytes.get(), 8, cudaMemcpyDeviceToHost));
-  std::vector<uint8_t> out(std::min<uint64_t>(size, cap));
-  CUDA_CHECK(cudaMemcpy(out.data(), frame.get(), out.size(), cudaMemcpyDeviceToHost));
-  return out;
+  test::GpuFrameOptions o;
+  o.strategy = strategy;
+  o.status = status;
+  return test::gpu_encode_frame(data, t, chunk, book, o);
 }
 
 std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk, unsigned limit) {

@@ -300,27 +300,8 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
 
 template <typename S>
 void launch_pieces(const HuffmanEncodeArgs& a, cudaStream_t stream) {
-  if (a.chunk_count == 0) return;
-  int sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  auto launch = [&](auto kernel) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, 0));
-    const uint64_t blocks = std::min<uint64_t>(a.chunk_count, uint64_t(sms) * std::max(per_sm, 1));
-    kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
-  };
-  auto launch_all = [&](auto sym) {
-    using Sym = decltype(sym);
-    launch(encode_pieces_kernel<Sym, 4, S>);
-    launch(encode_pieces_kernel<Sym, 2, S>);
-    launch(encode_pieces_kernel<Sym, 1, S>);
-  };
-  switch (a.width) {
-    case 1: launch_all(uint8_t{}); break;
-    case 2: launch_all(uint16_t{}); break;
-    case 4: launch_all(uint32_t{}); break;
-    default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
-  }
-  CUDA_CHECK(cudaGetLastError());
+  launch_for_each_k(a, stream,
+                    [](auto sym, auto k) { return encode_pieces_kernel<decltype(sym), decltype(k)::value, S>; });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/encode_kernels.cuh"
@@ -158,10 +159,24 @@ struct EncodeTable {
   }
 };
 
+// A shared address hidden from the compiler. nvcc takes a declared __align__
+// as a fact and folds a test of the address's low bits away (the check below
+// compiled to nothing), while on sm_90 the shared window starts with 1 KiB
+// the system reserves: alignments above 1 KiB do not hold (a table declared
+// __align__(2048) sat at 1 KiB mod 2 KiB, and OR-ing an index into its
+// address read other entries: bench/results/2026-11-26-h100-session13-
+// decoder-steps-not-kept-gpu-bench.log). The tables here need 1 KiB and 256.
+__device__ __forceinline__ uint32_t opaque_shared_address(const void* p) {
+  uint32_t a = shared_address(p);
+  asm volatile("" : "+r"(a));
+  return a;
+}
+
 // Fill the block's code tables (the caller's next barrier orders the stores).
 // Checks that the byte path's address arithmetic holds (alignment).
 __device__ inline void fill_encode_tables(const uint32_t* entry, uint32_t size) {
-  if (threadIdx.x == 0 && ((shared_address(s_encode_table) & 0x3FFu) || (shared_address(s_length_table) & 0xFFu)))
+  if (threadIdx.x == 0 &&
+      ((opaque_shared_address(s_encode_table) & 0x3FFu) || (opaque_shared_address(s_length_table) & 0xFFu)))
     __trap();
   for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x) {
     const uint32_t e = i < size ? entry[i] : 0;
@@ -289,6 +304,34 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   if (warp == kWarps - 1) sh.final_step[lane] = final_step;
   const bool any_bad = __any_sync(kFull, bad);
   if (lane == 0) sh.bad_warp[warp] = any_bad;
+}
+
+// Launches kernel_for(Sym{}, K) for the input's symbol width and K = 4, 2 and
+// 1: the codebook's K is known only on the device, so the kernel whose K
+// matches works and the others return at once. One block per chunk, up to
+// the blocks the GPU holds at once (the blocks then take further chunks).
+template <class KernelFor>
+void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFor&& kernel_for) {
+  if (a.chunk_count == 0) return;
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto launch = [&](auto kernel) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, 0));
+    const uint64_t blocks = std::min<uint64_t>(a.chunk_count, uint64_t(sms) * std::max(per_sm, 1));
+    kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
+  };
+  auto launch_all = [&](auto sym) {
+    launch(kernel_for(sym, std::integral_constant<unsigned, 4>{}));
+    launch(kernel_for(sym, std::integral_constant<unsigned, 2>{}));
+    launch(kernel_for(sym, std::integral_constant<unsigned, 1>{}));
+  };
+  switch (a.width) {
+    case 1: launch_all(uint8_t{}); break;
+    case 2: launch_all(uint16_t{}); break;
+    case 4: launch_all(uint32_t{}); break;
+    default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
+  }
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+// cuda/wavelet_encode_layout.cu: make_layout (wavelet_encode_layout.hpp): the
+// boxes in their fixed order and the temp regions, sized for the largest of
+// the groupings the writer may choose (each level whole or split, the merged
+// coarse groups), symbols of 2 bytes and the widest low bits per coefficient,
+// and every codec's temp.
+#include "cuda/wavelet_encode_layout.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "cuda/side_streams.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_shift_gpu.hpp"
+#include "wavelet/encode_plan.hpp"
+
+namespace vlec::cuda::wavelet_layout {
+
+namespace {
+
+using wavelet::GroupSpec;
+using wavelet::Subbands;
+
+// The largest sum over groups of `bytes(n)` that any grouping the writer may
+// choose gives: per plane the merged coarse group, and per level the larger
+// of the whole level and its subbands one by one.
+template <typename Bytes>
+uint64_t grouping_bound(const Subbands& sb, unsigned planes, Bytes&& bytes) {
+  std::map<std::array<unsigned, 3>, std::array<uint64_t, 2>> per;  // (plane, level, merged) -> (whole, split)
+  for (int split = 0; split < 2; ++split)
+    for (const GroupSpec& s : wavelet::plan_groups(sb, planes, [&](unsigned, unsigned) { return split == 1; })) {
+      const bool merged = (s.mask & wavelet::kLowBandBit) != 0;
+      per[{s.plane, s.level_first, merged}][split] += bytes(wavelet::group_samples(sb.boxes(s)));
+    }
+  uint64_t total = 0;
+  for (const auto& kv : per) total += std::max(kv.second[0], kv.second[1]);
+  return total;
+}
+
+}  // namespace
+
+Layout make_layout(const WaveletImage& im, unsigned levels) {
+  Layout L;
+  L.shape = DwtShape{im.width, im.height, im.depth};
+  L.pixels = L.shape.samples();
+  const Subbands sb(L.shape, levels);
+  for (unsigned p = 0; p < im.planes; ++p) {
+    std::vector<Box> bs{sb.low_band()};
+    for (unsigned l = 1; l <= levels; ++l)
+      for (unsigned k = 1; k < wavelet::kKinds; ++k)
+        if (sb.detail(l, k).samples()) bs.push_back(sb.detail(l, k));
+    for (const Box& b : bs) {
+      StatBox s;
+      s.plane = p;
+      s.box = b;
+      s.slot = L.large++;
+      L.tiles += tiles_of(b.samples());
+      L.boxes.push_back(s);
+    }
+  }
+  L.max_groups = wavelet::plan_groups(sb, im.planes, [](unsigned, unsigned) { return true; }).size();
+  const GroupShifts shifts(sb, im.planes);
+  L.candidates = shifts.candidates();
+  L.candidate_parts = shifts.parts();
+  L.scratch_bytes = shifts.temp_bytes();
+  const uint64_t total = L.pixels * im.planes;
+  const uint64_t frames_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
+    return round_up(device::compress_capacity(n, frame_options(Codec::huffman, DType::u16)));
+  });
+  L.coeffs_bytes = std::max<uint64_t>(4 * total, frames_bytes);
+  L.symbols_bytes = grouping_bound(sb, im.planes, [](uint64_t n) { return round_up(2 * n); });
+  L.low_bytes = grouping_bound(sb, im.planes, [](uint64_t n) {
+    return round_up(wavelet::low_bits_bytes(n, wavelet::kMaxShift));
+  });
+  L.dwt_bytes = device::dwt53_temp_bytes(L.shape, levels);
+  L.hash_bytes = samples_checksum_temp_bytes(total * dtype_bytes(im.dtype), true);
+  // Any group's frame, any codec and symbol type: the largest temp.
+  std::size_t frame_temp = 0;
+  for (int split = 0; split < 2; ++split)
+    for (const GroupSpec& s : wavelet::plan_groups(sb, im.planes, [&](unsigned, unsigned) { return split == 1; }))
+      for (Codec c : {Codec::huffman, Codec::rle, Codec::rle_huffman, Codec::raw})
+        for (DType t : {DType::u8, DType::u16})
+          frame_temp = std::max(frame_temp,
+                                device::compress_temp_bytes(wavelet::group_samples(sb.boxes(s)), frame_options(c, t)));
+  L.frame_temp_bytes = round_up(frame_temp);
+
+  std::size_t at = 0;
+  auto take = [&](std::size_t n) {
+    const std::size_t here = at;
+    at += round_up(std::max<std::size_t>(n, 1));
+    return here;
+  };
+  L.status = take(8 * kStatusWords);
+  L.tops = take(4 * std::size_t{L.large});
+  L.runs = take(8 * L.max_groups);
+  L.sizes = take(16 * L.max_groups);
+  L.groups = take(sizeof(wg::EncodeGroup) * L.max_groups);
+  L.stat_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
+  L.stat_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
+  L.sym_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
+  L.sym_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
+  L.hist = take(8 * std::size_t{wg::kHistBins} * L.large);
+  L.candidates_at = take(sizeof(wg::ShiftCandidate) * L.candidates);
+  L.parts_at = take(4 * L.candidate_parts);
+  L.scratch = take(L.scratch_bytes);
+  L.results = take(sizeof(wg::ShiftResult) * L.candidates);
+  L.planar = take(im.planes > 1 ? 4 * total : 0);
+  L.coeffs = take(L.coeffs_bytes);
+  L.symbols = take(L.symbols_bytes);
+  L.low = take(L.low_bytes);
+  L.dwt = take(L.dwt_bytes);
+  L.hash = take(L.hash_bytes);
+  L.frame_temp = take(L.frame_temp_bytes * kEncodeSideStreams);
+  L.total = at;
+  return L;
+}
+
+}  // namespace vlec::cuda::wavelet_layout

@@ -1,0 +1,77 @@
+// cuda/wavelet_encode_layout.hpp: what the GPU wavelet writer
+// (wavelet_encode.cu) sizes from the image's shape alone, before it sees a
+// sample: every subband box's statistics slot, and its temporary storage as
+// regions, each large enough for every grouping and codec the writer may
+// choose (the temp query cannot see the data). Kept apart from the writer's
+// steps so that each file stays one concern.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/wavelet_encode_kernels.hpp"
+#include "vlec/device.hpp"
+#include "vlec/device_dwt.hpp"
+#include "vlec/vlec.hpp"
+#include "wavelet/coefficients.hpp"
+#include "wavelet/encode_plan.hpp"
+#include "wavelet/layout.hpp"
+
+namespace vlec::cuda::wavelet_layout {
+
+namespace wg = wavelet_gpu;
+using wavelet::Box;
+
+constexpr std::size_t kAlign = 256;
+constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
+
+inline uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+inline device::CompressOptions frame_options(Codec codec, DType type) {
+  device::CompressOptions o;
+  o.codec = codec;
+  o.dtype = type;
+  o.chunk_elements = wavelet::kEmbeddedChunkElements;
+  return o;
+}
+
+// Every subband box of every plane, in a fixed order (plane, low band, then
+// levels 1..L, kinds 1..7), with its histogram slot (also its top's index).
+// Every box is counted on the GPU: the shift rule runs there too, so no
+// box's values or bins go to the host (small boxes were counted on the host
+// until the rule moved).
+struct StatBox {
+  unsigned plane = 0;
+  Box box;
+  uint32_t slot = 0;
+};
+
+using BoxKey = std::array<uint64_t, 7>;
+inline BoxKey key_of(unsigned plane, const Box& b) { return {plane, b.x0, b.y0, b.z0, b.nx, b.ny, b.nz}; }
+
+// The data-independent sizes of one image's encode.
+struct Layout {
+  DwtShape shape;
+  uint64_t pixels = 0;
+  std::vector<StatBox> boxes;
+  uint32_t large = 0;         // boxes (histogram slots)
+  uint64_t tiles = 0;         // tiles over all boxes
+  std::size_t candidates = 0, candidate_parts = 0, scratch_bytes = 0;  // GroupShifts' sizes
+  std::size_t max_groups = 0;
+  // Region offsets and sizes.
+  std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, stat_tiles = 0, sym_boxes = 0,
+              sym_tiles = 0, hist = 0, candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0,
+              coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
+              frame_temp = 0;
+  std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
+              frame_temp_bytes = 0, total = 0;
+};
+
+inline uint64_t tiles_of(uint64_t n) { return (n + wg::kTileValues - 1) / wg::kTileValues; }
+
+// The layout of one image's encode with `levels` levels.
+Layout make_layout(const WaveletImage& im, unsigned levels);
+
+}  // namespace vlec::cuda::wavelet_layout
