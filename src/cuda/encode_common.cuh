@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  fill_encode_tables(a.encode_entry, a.table_size);
+  fill_encode_tables<false>(a.encode_entry, a.table_size);  // (why not checked: encode_rows.cuh)
   const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {
     if (threadIdx.x == 0) {

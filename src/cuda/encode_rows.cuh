@@ -173,9 +173,15 @@ __device__ __forceinline__ uint32_t opaque_shared_address(const void* p) {
 }
 
 // Fill the block's code tables (the caller's next barrier orders the stores).
-// Checks that the byte path's address arithmetic holds (alignment).
+// kCheckAlignment: trap unless the byte path's address arithmetic holds. The
+// lanes kernel checks; the pieces kernels (pavle, reduce_shuffle), whose
+// tables lie where the lanes kernel's do (first in the static layout), do
+// not: the check's registers at the kernel's start changed reduce_shuffle's
+// allocation (stack frame 144 -> 208 bytes) and cost it 11 % (H100, 1 GiB:
+// 182 -> 162 GB/s on skewed bytes, -session13-final-14b8554-gpu-bench.log).
+template <bool kCheckAlignment = true>
 __device__ inline void fill_encode_tables(const uint32_t* entry, uint32_t size) {
-  if (threadIdx.x == 0 &&
+  if (kCheckAlignment && threadIdx.x == 0 &&
       ((opaque_shared_address(s_encode_table) & 0x3FFu) || (opaque_shared_address(s_length_table) & 0xFFu)))
     __trap();
   for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x) {
