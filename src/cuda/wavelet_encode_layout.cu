@@ -17,6 +17,8 @@ namespace vlec::cuda::wavelet_layout {
 
 namespace {
 
+namespace wg = wavelet_gpu;
+using wavelet::Box;
 using wavelet::GroupSpec;
 using wavelet::Subbands;
 

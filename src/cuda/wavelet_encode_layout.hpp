@@ -21,9 +21,6 @@
 
 namespace vlec::cuda::wavelet_layout {
 
-namespace wg = wavelet_gpu;
-using wavelet::Box;
-
 constexpr std::size_t kAlign = 256;
 constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
 
@@ -44,12 +41,12 @@ inline device::CompressOptions frame_options(Codec codec, DType type) {
 // until the rule moved).
 struct StatBox {
   unsigned plane = 0;
-  Box box;
+  wavelet::Box box;
   uint32_t slot = 0;
 };
 
 using BoxKey = std::array<uint64_t, 7>;
-inline BoxKey key_of(unsigned plane, const Box& b) { return {plane, b.x0, b.y0, b.z0, b.nx, b.ny, b.nz}; }
+inline BoxKey key_of(unsigned plane, const wavelet::Box& b) { return {plane, b.x0, b.y0, b.z0, b.nx, b.ny, b.nz}; }
 
 // The data-independent sizes of one image's encode.
 struct Layout {
@@ -69,7 +66,7 @@ struct Layout {
               frame_temp_bytes = 0, total = 0;
 };
 
-inline uint64_t tiles_of(uint64_t n) { return (n + wg::kTileValues - 1) / wg::kTileValues; }
+inline uint64_t tiles_of(uint64_t n) { return (n + wavelet_gpu::kTileValues - 1) / wavelet_gpu::kTileValues; }
 
 // The layout of one image's encode with `levels` levels.
 Layout make_layout(const WaveletImage& im, unsigned levels);
