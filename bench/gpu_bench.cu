@@ -53,6 +53,7 @@ const char* variant_name(unsigned v) {
     case 2: return "2 split buffer, no prefetch:";
     case 3: return "3 split, 3 register windows:";
     case 4: return "4 default at 4 blocks/SM:";
+    case 5: return "5 windows moved per refill:";
   }
   return "0 default (split, prefetch, 5/SM):";
 }

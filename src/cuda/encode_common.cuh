@@ -25,6 +25,7 @@
 #pragma once
 
 #include "cuda/encode_rows.cuh"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda {
 namespace {
@@ -283,7 +284,7 @@ __global__ void __launch_bounds__(kWarps * 32, S::kMinBlocks) encode_pieces_kern
   __shared__ uint4 s_work[(kWorkBytes<Sym, S> + 15) / 16];  // stage (pass A) or S::Shared (pass B)
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned warp = uniform_warp_index(), lane = threadIdx.x % 32;
   fill_encode_tables<false>(a.encode_entry, a.table_size);  // (why not checked: encode_rows.cuh)
   const EncodeTable table{a.encode_entry, a.table_size};
   for (;;) {

@@ -14,6 +14,7 @@
 // each warp writes the words its lanes take in its range, encoding a few
 // steps into the next range where a word it took is not yet full.
 #include "cuda/encode_rows.cuh"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda {
 
@@ -287,7 +288,7 @@ __global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_
   const uint32_t L = *a.max_length;
   if (huffman::symbols_per_step(L) != K) return;
   const uint32_t T = K * L;
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned warp = uniform_warp_index(), lane = threadIdx.x % 32;
   GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
   fill_encode_tables(a.encode_entry, a.table_size);
   const EncodeTable table{a.encode_entry, a.table_size};

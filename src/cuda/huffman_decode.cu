@@ -16,6 +16,7 @@
 #include "cuda/host_staging.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/huffman_decode_lanes.cuh"
+#include "cuda/warp_index.cuh"
 #include "cuda/xxh3_warp.cuh"
 #include "huffman/gpu_tables.hpp"
 #include "huffman/layout.hpp"
@@ -53,13 +54,25 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
 // its three datasets' kernels only: 0 the decoder; 1 the previous one (64-bit
 // buffer, no prefetch); 2 the split buffer without the prefetch; 3 three
 // register windows instead of the prefetch; 4 the decoder at 4 blocks an SM
-// (64 registers). The decoder runs 5 blocks an SM (48 registers; its row
+// (64 registers), without row windows; 5 the decoder without row windows
+// (K = 2: the windows checked after every refill). The decoder runs 5 blocks an SM (48 registers; its row
 // loops do not spill): +3.6 % on skewed bytes, +1 % on quant1024, even on
 // quant65536 (bench/results/2026-11-22-h100-huffman-decode-refill-steps.log).
-template <unsigned K, unsigned kVariant>
-using DecoderFor = LaneDecoder<K, kVariant != 1, kVariant == 3 ? 3 : 2, kVariant == 0 || kVariant == 4>;
+//
+// Row windows (kVariant 0, K = 2) except with the 13-bit single table
+// (kLong 2: u16 quantization codes of 65,536 bins), whose rows take ~1.2
+// words a lane, so that the windows move on nearly every row: there the
+// windows checked at every refill decode 3 % faster (1,044-1,046 against
+// 1,012-1,018 GB/s; skewed bytes 955 against 886-888, quant1024 1,399-1,407
+// against 1,352-1,358: bench/results/2026-11-26-h100-session14-row-windows-gpu-bench.log).
+template <unsigned K, unsigned kVariant, unsigned kLong>
+using DecoderFor = LaneDecoder<K, kVariant != 1, kVariant == 3 ? 3 : 2, kVariant == 0 || kVariant == 4 || kVariant == 5,
+                               K == 2 && kLong != 2 && kVariant == 0>;
 template <unsigned kVariant>
-constexpr int kBlocksPerSm = kVariant == 0 ? 5 : 4;
+constexpr int kBlocksPerSm = kVariant == 0 || kVariant == 5 ? 5 : 4;
+
+// The XXH3 secret's words, for the row hashes (RowHasher).
+__shared__ uint64_t s_secret_words[xxh3::kSecretSize / 8];
 
 // Zero padding after a chunk (its bytes [from, to) of the payload).
 __device__ bool padding_zero(const uint8_t* payload, uint64_t from, uint64_t to, unsigned lane) {
@@ -103,12 +116,12 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
   const uint64_t hash_blocks = bytes > 240 ? (bytes - 1) / 1024 : 0;
   const uint32_t threshold = K * a.table.max_length;
-  DecoderFor<K, kVariant> d;
+  DecoderFor<K, kVariant, kLong> d;
   d.words = reinterpret_cast<const uint32_t*>(a.payload + chunk.offset);
   const uint32_t word_count = chunk.stored_bytes / 4;
   d.last_word = word_count - 1;  // Huffman chunks hold at least one word (frame.cpp)
   d.start(lane, threshold);
-  RowHasher<Sym> hasher;
+  RowHasher<Sym> hasher(s_secret_words);
   uint64_t acc = init_acc_lane(lane);
   const uint32_t full_rows = static_cast<uint32_t>(n / kRow);  // n < 2^32 (chunk_elements is 32-bit)
   // The hash's whole 1 KiB blocks lie in the full rows (the last block, even
@@ -118,12 +131,15 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   Sym* lane_out = out + lane * kGroup;
   uint32_t row = 0;
   auto decode_row = [&](Sym (&s)[4]) {
+    d.template refill<true>(true);
+    d.template decode_step<Sym, kPairs, kLong>(t, s);
 #pragma unroll
-    for (unsigned step = 0; step < kGroup / K; ++step) {
-      d.refill(true);
+    for (unsigned step = 1; step < kGroup / K; ++step) {
+      d.template refill<false>(true);
       d.template decode_step<Sym, kPairs, kLong>(t, s + step * K);
     }
     store_group(lane_out, uint64_t{row} * kLanes, s);
+    d.next_row();
   };
   for (uint32_t block = 0; block < hashed_blocks; ++block) {
     if constexpr (sizeof(Sym) == 1) {  // two rows a hash step (RowHasher::add_two_rows)
@@ -157,7 +173,8 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
     const uint32_t mine = rest > lane * kGroup ? min(rest - lane * kGroup, kGroup) : 0;
     Sym* tail = out + uint64_t{full_rows} * kRow + lane * kGroup;
     for (unsigned step = 0; step < kGroup / K; ++step) {
-      d.refill(step * K < mine);
+      if (step == 0) d.template refill<true>(step * K < mine);
+      else d.template refill<false>(step * K < mine);
       for (unsigned k = 0; k < K; ++k)
         if (step * K + k < mine) tail[step * K + k] = static_cast<Sym>(d.template decode_one<TableShape<Sym, K, kPairs, kLong>, kLong>(t));
     }
@@ -175,10 +192,12 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
   if (lane == 0) a.status[c] = status;
 }
 
-// The block's copy of a frame's decode tables (the caller syncs after).
+// The block's copy of a frame's decode tables and of the XXH3 secret (the
+// caller syncs after).
 template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 __device__ __forceinline__ void fill_tables(const HuffmanDecodeArgs& a) {
   using Shape = TableShape<Sym, K, kPairs, kLong>;
+  copy_secret_words(s_secret_words);
   if (a.table.single) {  // null only for frames without a codebook (all chunks raw)
     // 16-byte copies (the 13-bit table is 32 KiB: 8 loads a thread, not 32).
     uint4* s_single = s_decode_tables + Shape::kPairBytes / 16;
@@ -205,7 +224,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<kVariant>)
   __syncthreads();
   const LongTables& t = a.table;
   const unsigned lane = threadIdx.x % kLanes;
-  for (uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / kLanes; c < a.chunk_count;
+  for (uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + uniform_warp_index(); c < a.chunk_count;
        c += uint64_t{gridDim.x} * kWarpsPerBlock)
     decode_chunk<Sym, K, kPairs, kLong, kVariant>(a, t, c, lane);
 }
@@ -233,7 +252,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm<0>)
   __syncthreads();
   fill_tables<Sym, K, kPairs, kLong>(a);
   __syncthreads();
-  const uint64_t c = uint64_t{blockIdx.x - s_first} * kWarpsPerBlock + threadIdx.x / kLanes;
+  const uint64_t c = uint64_t{blockIdx.x - s_first} * kWarpsPerBlock + uniform_warp_index();
   if (c < a.chunk_count) decode_chunk<Sym, K, kPairs, kLong, 0>(a, a.table, c, threadIdx.x % kLanes);
 }
 
@@ -281,6 +300,7 @@ bool launch_variant(const HuffmanDecodeArgs& a, cudaStream_t stream) {
       case 2: launch_kernel<Sym, K, kPairs, kLong, 2>(a, stream); return true;
       case 3: launch_kernel<Sym, K, kPairs, kLong, 3>(a, stream); return true;
       case 4: launch_kernel<Sym, K, kPairs, kLong, 4>(a, stream); return true;
+      case 5: launch_kernel<Sym, K, kPairs, kLong, 5>(a, stream); return true;
     }
   }
   VLEC_REQUIRE(a.variant == 0, "GPU decoder variant ", a.variant, " is built for gpu_bench's datasets only");

@@ -192,9 +192,20 @@ __device__ __forceinline__ typename PairEntry<Sym>::E lookup_pair(const LongTabl
 // registers one ahead (the compiler loads it into a spare register and moves
 // it at once, so the move waits for HBM: measured slower). The other
 // combinations stay as gpu_bench variants (huffman_decode.cu).
-template <unsigned K, bool kSplit, unsigned kWindows, bool kPrefetch>
+//
+// kRowWindows (K = 2, split buffer, prefetch): three windows, moved on once a
+// row instead of after every refill. A row starts with the next word in win0
+// (o = base - wbase < 32); its first refill hands out positions o .. o + 31,
+// its second o' .. o' + 31 with o' < 64, so win0..win2 hold them all, and
+// after the row the windows move on while o >= 32 (at most twice). Checked
+// after every refill, the move was if-converted into eleven predicated
+// instructions issued at every step (the window load and prefetch with
+// their clamps and moves), ~a quarter of a skewed-byte step.
+template <unsigned K, bool kSplit, unsigned kWindows, bool kPrefetch, bool kRowWindows = false>
 struct LaneDecoder {
   static_assert(kWindows == 2 || (kWindows == 3 && !kPrefetch), "two windows (prefetching or not) or three");
+  static_assert(!kRowWindows || (K == 2 && kSplit && kWindows == 2 && kPrefetch),
+                "row windows: K = 2, the split buffer and the prefetch");
   uint32_t lo = 0, hi = 0, used = 64;  // kSplit: the bits held are (hi:lo) >> used
   uint64_t buf = 0;                    // !kSplit: `bits` bits
   uint32_t bits = 0;
@@ -205,7 +216,7 @@ struct LaneDecoder {
   uint32_t base = 0;            // warp-uniform: the next word to hand out
   uint32_t wbase = 0;           // warp-uniform: first word of win0 (base - wbase < 32)
   uint32_t win0 = 0, win1 = 0;  // words wbase + lane and wbase + 32 + lane
-  uint32_t win2 = 0;            // kWindows == 3: word wbase + 64 + lane, in flight
+  uint32_t win2 = 0;            // kWindows == 3: word wbase + 64 + lane, in flight; kRowWindows: that word
   uint32_t lanes_below = 0;
   uint32_t lane = 0;
   uint32_t tables = 0;  // pinned_tables_base()
@@ -223,8 +234,9 @@ struct LaneDecoder {
     limit = kSplit ? 64 - threshold : threshold;
     win0 = load(lane);
     win1 = load(32 + lane);
-    if constexpr (kWindows == 3) win2 = load(64 + lane);
-    if constexpr (kPrefetch) prefetch_l1(words + min(64 + lane, last_word));
+    if constexpr (kWindows == 3 || kRowWindows) win2 = load(64 + lane);
+    if constexpr (kRowWindows) prefetch_l1(words + min(96 + lane, last_word));
+    else if constexpr (kPrefetch) prefetch_l1(words + min(64 + lane, last_word));
   }
 
   __device__ __forceinline__ uint32_t held() const { return kSplit ? 64 - used : bits; }
@@ -251,11 +263,22 @@ struct LaneDecoder {
   // if p < 32, which for p in that range means lane >= o, else in win1. So
   // each lane offers the one word of its own that may be asked for, and one
   // shuffle delivers every lane's word.
+  //
+  // kRowWindows: `kFirst` is a row's first refill (o < 32); a second one
+  // offers from win1 and win2 when o >= 32 (warp-uniform), and the caller
+  // moves the windows on after the row (next_row).
+  template <bool kFirst = true>
   __device__ __forceinline__ void refill(bool active) {
     const bool need = active && (kSplit ? used > limit : bits < limit);
     const uint32_t mask = __ballot_sync(kFullMask, need);
     const uint32_t o = base - wbase;
-    const uint32_t offered = lane >= o ? win0 : win1;
+    uint32_t offered;
+    if (!kRowWindows || kFirst) {
+      offered = lane >= o ? win0 : win1;
+    } else {
+      const bool up = o >= 32;
+      offered = lane >= (o & 31) ? (up ? win1 : win0) : (up ? win2 : win1);
+    }
     if constexpr (kSplit) {
       // The shuffle takes the source lane mod 32 itself.
       const uint32_t from = __shfl_sync(kFullMask, offered, o + __popc(mask & lanes_below));
@@ -269,7 +292,7 @@ struct LaneDecoder {
       bits += need ? 32u : 0u;
     }
     base += __popc(mask);
-    if (base - wbase >= 32) {  // warp-uniform: win0 is used up
+    if (!kRowWindows && base - wbase >= 32) {  // warp-uniform: win0 is used up
       win0 = win1;
       wbase += 32;
       if constexpr (kWindows == 3) {
@@ -278,6 +301,21 @@ struct LaneDecoder {
       } else {
         win1 = load(wbase + 32 + lane);
         if constexpr (kPrefetch) prefetch_l1(words + min(wbase + 96 + lane, last_word));
+      }
+    }
+  }
+
+  // kRowWindows, after a row: move the windows on until win0 holds the
+  // next word (a row takes at most 64 words, so twice at most).
+  __device__ __forceinline__ void next_row() {
+    if constexpr (kRowWindows) {
+#pragma unroll 1
+      while (base - wbase >= 32) {  // warp-uniform
+        win0 = win1;
+        win1 = win2;
+        wbase += 32;
+        win2 = load(wbase + 64 + lane);
+        prefetch_l1(words + min(wbase + 96 + lane, last_word));
       }
     }
   }

@@ -28,9 +28,34 @@ __device__ __forceinline__ uint32_t pack_bytes(const uint8_t (&s)[4]) {
   return uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
 }
 
+//
+// `secret` is the XXH3 secret as 24 words in shared memory (the caller's
+// block copies them first, copy_secret_words): a key is then one LDS at the
+// lane's offset plus the row's, where the secret in global memory took a
+// load through L1 and ~6 instructions of 64-bit address arithmetic.
+// The shared address is made opaque once (held in a register): left to
+// itself the compiler rebuilt it from SR_CgaCtaId at every row.
 template <typename Sym>
 struct RowHasher {
   uint64_t sum_a = 0, sum_b = 0;  // contributions to acc[a] and acc[a ^ 1]
+  uint32_t secret_address;
+
+  __device__ __forceinline__ explicit RowHasher(const uint64_t* shared_secret)
+      : secret_address(static_cast<uint32_t>(__cvta_generic_to_shared(shared_secret))) {
+    asm volatile("" : "+r"(secret_address));
+  }
+  // sum += low32(value ^ key) * high32(value ^ key), as one mad.wide: with
+  // a 64-bit add of a separate product the compiler placed sum_a's halves in
+  // two unpaired registers and moved them around every product.
+  __device__ __forceinline__ static void add_keyed_product(uint64_t& sum, uint64_t value, uint64_t key) {
+    const uint64_t k = value ^ key;
+    asm("mad.wide.u32 %0, %1, %2, %0;" : "+l"(sum) : "r"(static_cast<uint32_t>(k)), "r"(static_cast<uint32_t>(k >> 32)));
+  }
+  __device__ __forceinline__ uint64_t key(unsigned word) const {
+    uint64_t v;
+    asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(secret_address + 8 * word));
+    return v;
+  }
 
   // `row_in_block`: the row's position inside its 1 KiB block.
   __device__ __forceinline__ void add(const Sym (&s)[4], unsigned row_in_block, unsigned lane) {
@@ -41,19 +66,19 @@ struct RowHasher {
       const bool even = lane % 2 == 0;
       const uint64_t v = uint64_t{mine} | uint64_t{next} << 32;
       const unsigned w = row_in_block * 16 + lane / 2;
-      const uint64_t p = xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      const uint64_t p = xxh3::product_with_key(v, key(w / 8 + w % 8));
       sum_a += even ? p : 0;
       sum_b += even ? v : 0;
     } else if constexpr (sizeof(Sym) == 2) {
       const uint64_t v = uint64_t{s[0]} | uint64_t{s[1]} << 16 | uint64_t{s[2]} << 32 | uint64_t{s[3]} << 48;
-      const unsigned w = row_in_block * 32 + lane;
-      sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+      // word w = 32 r + lane: key w / 8 + w % 8 = 4 r + lane / 8 + lane % 8
+      add_keyed_product(sum_a, v, key(4 * row_in_block + lane / 8 + lane % 8));
       sum_b += v;
     } else {
       const uint64_t v0 = uint64_t{s[0]} | uint64_t{s[1]} << 32, v1 = uint64_t{s[2]} | uint64_t{s[3]} << 32;
       const unsigned w = row_in_block * 64 + 2 * lane;  // even word: a = w % 8, odd word: a ^ 1
-      sum_a += xxh3::keyed_product(v0, 8 * (w / 8 + w % 8)) + v1;
-      sum_b += xxh3::keyed_product(v1, 8 * (w / 8 + w % 8 + 1)) + v0;
+      sum_a += xxh3::product_with_key(v0, key(w / 8 + w % 8)) + v1;
+      sum_b += xxh3::product_with_key(v1, key(w / 8 + w % 8 + 1)) + v0;
     }
   }
 
@@ -70,8 +95,8 @@ struct RowHasher {
     // An even lane needs its odd neighbour's row r; an odd lane its even neighbour's row r + 1.
     const uint32_t got = __shfl_xor_sync(kFullMaskXxh, odd ? m0 : m1, 1);
     const uint64_t v = odd ? uint64_t{got} | uint64_t{m1} << 32 : uint64_t{m0} | uint64_t{got} << 32;
-    const unsigned w = (row_in_block + odd) * 16 + lane / 2;
-    sum_a += xxh3::keyed_product(v, 8 * (w / 8 + w % 8));
+    // word w = 16 (r + odd) + lane / 2: key w / 8 + w % 8
+    add_keyed_product(sum_a, v, key(2 * (row_in_block + odd) + lane / 16 + (lane / 2) % 8));
     sum_b += v;
   }
 
@@ -95,6 +120,12 @@ struct RowHasher {
     sum_a = sum_b = 0;
   }
 };
+
+// The secret's 24 words into `words` (shared memory) by the block's first
+// threads; the caller's next barrier orders the stores.
+__device__ __forceinline__ void copy_secret_words(uint64_t* words) {
+  if (threadIdx.x < xxh3::kSecretSize / 8) words[threadIdx.x] = xxh3::secret_word(threadIdx.x);
+}
 
 __device__ __forceinline__ uint64_t init_acc_lane(unsigned lane) {
   uint64_t init[8];
