@@ -39,6 +39,7 @@
 #include "cuda/codebook_layout.cuh"
 #include "cuda/codebook_sort.cuh"
 #include "cuda/generate_cl.hpp"
+#include "cuda/warp_index.cuh"
 #include "cuda/warp_tree.hpp"
 
 namespace vlec::cuda {
@@ -67,7 +68,7 @@ struct WarpCounts {
 // limit by more than they can absorb at it, on the warp's registers too).
 // bound[l] = codes of length <= l, by a warp scan.
 __device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p) {
-  const uint32_t tid = threadIdx.x, c = tid >> 5, lane = tid & 31;
+  const uint32_t tid = threadIdx.x, c = uniform_warp_index(), lane = tid & 31;
   const uint32_t ncand = fixed_limit ? 1 : kCandidates;
   if (c < kCandidates) {
     const uint32_t L = fixed_limit ? fixed_limit : auto_limit(c);
@@ -128,7 +129,7 @@ __global__ void __launch_bounds__(NT, 1)
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
   uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
-  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = uniform_warp_index(), lt = (1u << lane) - 1;
   Peers<kCluster> peers;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (kCluster) peers.rank = cg::this_cluster().block_rank(), peers.count = cg::this_cluster().num_blocks();

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/codebook_layout.cuh"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda {
 
@@ -33,7 +34,7 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
   constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
   static_assert(NT >= 256, "one thread per digit");
   static_assert(ITEMS <= 8, "a rank within the warp fits in 8 bits");
-  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, lt = (1u << lane) - 1;
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = uniform_warp_index(), lt = (1u << lane) - 1;
   uint32_t* wc = wcnt + warp * 256;
   for (uint32_t pass = 0; pass < passes; ++pass) {
     uint64_t* pp = pass == 0 ? prof : nullptr;  // the first pass's steps (stamp slots 40..48)

@@ -12,6 +12,7 @@
 #include "cuda/generate_cl_base.hpp"
 #include "cuda/generate_cl_counts.hpp"
 #include "cuda/generate_cl_tiles.hpp"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda::cl {
 
@@ -157,12 +158,13 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   }
   // The depths' bounds (one warp's chain of searches), then bl_count from them.
   uint32_t D = 0;
-  if (tid < 32) {
+  const bool warp0 = uniform_warp_index() == 0;  // (warp-uniform to the compiler: no convergence tests in the chain)
+  if (warp0) {
     D = cl_depth_bounds(m - 1, parent, sh.bound, tid);
     __syncwarp();
   }
   const uint64_t t_count = prof ? clock64() : 0;
-  if (tid < 32) cl_blcount_bounds(tid, 32, m, D, sh.bound, parent, sh.bl, &sh.longest);
+  if (warp0) cl_blcount_bounds(tid, 32, m, D, sh.bound, parent, sh.bl, &sh.longest);
   __syncthreads();
   // [0] tiles, [1] largest own tile work, [2] largest barrier wait, [3] depth bounds, [4] bl_count, [5] tiles done
   if (prof && tid == 0) {

@@ -141,16 +141,38 @@ __device__ __forceinline__ void decode_chunk(const HuffmanDecodeArgs& a, const L
     store_group(lane_out, uint64_t{row} * kLanes, s);
     d.next_row();
   };
+  // A row of bytes as the lane's word (4 symbols, little-endian). With the
+  // pair table a step's entry holds both symbols in its low 16 bits, so the
+  // word is one byte permutation of the two entries (the bytes unpacked and
+  // packed again took five instructions).
+  auto decode_byte_row = [&]() -> uint32_t {
+    uint32_t word;
+    if constexpr (sizeof(Sym) == 1 && K == 2 && kPairs) {
+      d.template refill<true>(true);
+      const uint32_t first = d.template decode_pair_bytes<TableShape<Sym, K, kPairs, kLong>, kLong>(t);
+      d.template refill<false>(true);
+      const uint32_t second = d.template decode_pair_bytes<TableShape<Sym, K, kPairs, kLong>, kLong>(t);
+      word = __byte_perm(first, second, 0x5410);
+      reinterpret_cast<uint32_t*>(lane_out)[uint64_t{row} * kLanes] = word;
+      d.next_row();
+    } else if constexpr (sizeof(Sym) == 1) {
+      Sym s[4];
+      decode_row(s);
+      word = pack_bytes(s);
+    } else {
+      word = 0;  // (bytes only)
+    }
+    return word;
+  };
   for (uint32_t block = 0; block < hashed_blocks; ++block) {
     if constexpr (sizeof(Sym) == 1) {  // two rows a hash step (RowHasher::add_two_rows)
 #pragma unroll 1
       for (unsigned r = 0; r < kRowsPerBlock; r += 2) {
-        Sym s0[4], s1[4];
-        decode_row(s0);
+        const uint32_t w0 = decode_byte_row();
         ++row;
-        decode_row(s1);
+        const uint32_t w1 = decode_byte_row();
         ++row;
-        hasher.add_two_rows(s0, s1, r, lane);
+        hasher.add_two_rows(w0, w1, r, lane);
       }
     } else {
 #pragma unroll 1

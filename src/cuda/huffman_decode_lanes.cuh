@@ -345,6 +345,15 @@ struct LaneDecoder {
     }
   }
 
+  // Bytes, K = 2 with the pair table: the step's two symbols as the low 16
+  // bits of the result (s1 | s2 << 8; the bits above are not cleared).
+  template <typename Shape, unsigned kLong>
+  __device__ __forceinline__ uint32_t decode_pair_bytes(const LongTables& t) {
+    const uint32_t e = lookup_pair<uint8_t, Shape, kLong>(t, tables, peek(), held(), bad);
+    consume(e >> 16);
+    return e;
+  }
+
   // One symbol (also the last, partial row, where a lane may own fewer than K).
   template <typename Shape, unsigned kLong>
   __device__ __forceinline__ uint32_t decode_one(const LongTables& t) {

@@ -14,8 +14,10 @@
 
 #include <cstdint>
 
+#if defined(__CUDACC__)  // (included by headers that host code shares)
 namespace vlec::cuda {
 
 __device__ __forceinline__ unsigned uniform_warp_index() { return __shfl_sync(0xFFFFFFFFu, threadIdx.x / 32, 0); }
 
 }  // namespace vlec::cuda
+#endif

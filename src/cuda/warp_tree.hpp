@@ -167,6 +167,7 @@ VLEC_HD inline bool hand_to_serial(uint32_t pairs, uint32_t m, uint32_t k, uint3
 }
 
 #if defined(__CUDACC__)
+#include "cuda/warp_index.cuh"
 
 // Warp-wide: how many of leaf[0..n) (ascending) are <= t. 32-ary search: the
 // answer r is kept in [lo, hi]; lane l probes the last leaf of the l-th of 32
@@ -337,7 +338,7 @@ __device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, ui
     __syncthreads();
     return;
   }
-  if (tid < 32) {
+  if (uniform_warp_index() == 0) {  // (warp-uniform to the compiler: no convergence tests in the tree)
     if (narrow)
       warp_tree<uint32_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, reinterpret_cast<uint32_t*>(mw), mt, serial_all);
     else

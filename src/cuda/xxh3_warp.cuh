@@ -87,10 +87,9 @@ struct RowHasher {
   // computes a product it drops (add() leaves the odd lanes idle) and one
   // shuffle serves both rows. Word lane / 2 + 16 r and + 16 (r + 1) feed the
   // same accumulators (16 r is a multiple of 8), so fold() is unchanged.
-  __device__ __forceinline__ void add_two_rows(const Sym (&s0)[4], const Sym (&s1)[4], unsigned row_in_block,
-                                               unsigned lane) {
+  // (m0, m1: the lane's four bytes of rows r and r + 1, little-endian words.)
+  __device__ __forceinline__ void add_two_rows(uint32_t m0, uint32_t m1, unsigned row_in_block, unsigned lane) {
     static_assert(sizeof(Sym) == 1, "two rows at a time: bytes only");
-    const uint32_t m0 = pack_bytes(s0), m1 = pack_bytes(s1);
     const bool odd = lane & 1;
     // An even lane needs its odd neighbour's row r; an odd lane its even neighbour's row r + 1.
     const uint32_t got = __shfl_xor_sync(kFullMaskXxh, odd ? m0 : m1, 1);
