@@ -34,6 +34,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/dwt53_common.cuh"
 #include "cuda/dwt53_gpu.hpp"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda::dwt {
 namespace {
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     forward_rows_kernel(const T* __restrict__ src, int64_t ssy, int64_t ssz, Ref lo, Ref hi, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec) {
   constexpr int P = V / 2;
-  const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + uniform_warp_index();
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
   const RowWarp rw = row_warp<V>(w, strips, chunks);
   const int chunk = rw.chunk, z = rw.z, g = rw.g;  // g: first sample column of this lane

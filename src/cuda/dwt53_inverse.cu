@@ -21,6 +21,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/dwt53_common.cuh"
 #include "cuda/dwt53_gpu.hpp"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda::dwt {
 namespace {
@@ -44,7 +45,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error) {
   constexpr int P = V / 2;
-  const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + uniform_warp_index();
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
   const RowWarp rw = row_warp<V>(w, strips, chunks);
   const int chunk = rw.chunk, z = rw.z, g = rw.g;  // g: first sample column of this lane

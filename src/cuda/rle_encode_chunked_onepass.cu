@@ -31,6 +31,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/rle_common.cuh"
 #include "cuda/rle_gpu.hpp"
+#include "cuda/warp_index.cuh"
 
 namespace vlec::cuda {
 
@@ -182,8 +183,8 @@ __global__ __launch_bounds__(kThreads, sizeof(T) == 1 ? 5 : 4) void onepass_kern
     // time for the run offset.
     if (threadIdx.x == 0) s.runs = R;  // the reduction's result is in thread 0
     __syncthreads();
-    if (threadIdx.x < 64) {
-      const unsigned warp = threadIdx.x / 32;
+    const unsigned warp = uniform_warp_index();
+    if (warp < 2) {
       const uint32_t runs = s.runs;
       const uint64_t stored = payload_bytes(runs, w);
       // A chunk the frame stores raw takes its raw size in the frame's payload

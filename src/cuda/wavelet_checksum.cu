@@ -5,6 +5,7 @@
 
 #include "common/safety.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/warp_index.cuh"
 #include "cuda/xxh3_warp.cuh"
 
 namespace vlec::cuda {
@@ -24,7 +25,7 @@ uint64_t segments(uint64_t bytes) { return std::max<uint64_t>(1, (bytes + kCheck
 __global__ void block_sums_kernel(const uint8_t* p, uint64_t blocks, unsigned long long* sums) {
   const unsigned lane = threadIdx.x % 32;
   const uint64_t* w64 = reinterpret_cast<const uint64_t*>(p);
-  for (uint64_t b = blockIdx.x * uint64_t{kWarps} + threadIdx.x / 32; b < blocks; b += uint64_t{gridDim.x} * kWarps) {
+  for (uint64_t b = blockIdx.x * uint64_t{kWarps} + uniform_warp_index(); b < blocks; b += uint64_t{gridDim.x} * kWarps) {
     const uint64_t sum = warp_block_sum<true>(w64, b, lane);
     if (lane < 8) sums[8 * b + lane] = sum;
   }
@@ -59,7 +60,7 @@ __global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long 
 // One warp per 64 KiB segment; the segment hashes go to `hashes`.
 __global__ void segment_hash_kernel(const uint8_t* p, uint64_t len, uint64_t count, uint64_t* hashes) {
   const unsigned lane = threadIdx.x % 32;
-  for (uint64_t s = blockIdx.x * uint64_t{kWarps} + threadIdx.x / 32; s < count; s += uint64_t{gridDim.x} * kWarps) {
+  for (uint64_t s = blockIdx.x * uint64_t{kWarps} + uniform_warp_index(); s < count; s += uint64_t{gridDim.x} * kWarps) {
     const uint64_t at = s * kChecksumSegmentBytes;
     const uint64_t h = warp_hash(p + at, std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at), lane);
     if (lane == 0) hashes[s] = h;
