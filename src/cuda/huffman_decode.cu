@@ -55,9 +55,10 @@ __device__ __forceinline__ void store_group(void* base, uint64_t group, const Sy
 // buffer, no prefetch); 2 the split buffer without the prefetch; 3 three
 // register windows instead of the prefetch; 4 the decoder at 4 blocks an SM
 // (64 registers), without row windows; 5 the decoder without row windows
-// (K = 2: the windows checked after every refill). The decoder runs 5 blocks an SM (48 registers; its row
-// loops do not spill): +3.6 % on skewed bytes, +1 % on quant1024, even on
-// quant65536 (bench/results/2026-11-22-h100-huffman-decode-refill-steps.log).
+// (K = 2: the windows checked after every refill). The decoder runs 5
+// blocks an SM (48 registers; its row loops do not spill): +3.6 % on skewed
+// bytes, +1 % on quant1024, even on quant65536
+// (bench/results/2026-11-22-h100-huffman-decode-refill-steps.log).
 //
 // Row windows (kVariant 0, K = 2) except with the 13-bit single table
 // (kLong 2: u16 quantization codes of 65,536 bins), whose rows take ~1.2
