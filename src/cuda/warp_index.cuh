@@ -12,8 +12,6 @@
 // byte step went from ~39 to ~25 instructions together with its row windows).
 #pragma once
 
-#include <cstdint>
-
 #if defined(__CUDACC__)  // (included by headers that host code shares)
 namespace vlec::cuda {
 

@@ -21,20 +21,19 @@ namespace vlec::cuda {
 
 constexpr unsigned kFullMaskXxh = 0xFFFFFFFFu;
 
-// What one lane holds of a row of a chunk: 4 elements of `Sym`.
-// Each lane contributes to two accumulators, a and a ^ 1.
 // A lane's four bytes of a row as one little-endian word.
 __device__ __forceinline__ uint32_t pack_bytes(const uint8_t (&s)[4]) {
   return uint32_t{s[0]} | uint32_t{s[1]} << 8 | uint32_t{s[2]} << 16 | uint32_t{s[3]} << 24;
 }
 
-//
-// `secret` is the XXH3 secret as 24 words in shared memory (the caller's
-// block copies them first, copy_secret_words): a key is then one LDS at the
-// lane's offset plus the row's, where the secret in global memory took a
-// load through L1 and ~6 instructions of 64-bit address arithmetic.
-// The shared address is made opaque once (held in a register): left to
-// itself the compiler rebuilt it from SR_CgaCtaId at every row.
+// RowHasher: what one lane holds of a row of a chunk (4 elements of `Sym`)
+// added to the chunk's XXH3; each lane contributes to two accumulators, a
+// and a ^ 1. It takes the XXH3 secret as 24 words in shared memory (the
+// caller's block copies them first, copy_secret_words): a key is then one
+// LDS at the lane's offset plus the row's, where the secret in global
+// memory took a load through L1 and ~6 instructions of 64-bit address
+// arithmetic. The shared address is made opaque once (held in a register):
+// left to itself the compiler rebuilt it from SR_CgaCtaId at every row.
 template <typename Sym>
 struct RowHasher {
   uint64_t sum_a = 0, sum_b = 0;  // contributions to acc[a] and acc[a ^ 1]
