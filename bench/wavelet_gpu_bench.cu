@@ -33,6 +33,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
+#include "cuda/dwt53_gpu.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
 #include "vlec/device.hpp"
@@ -160,11 +161,26 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     cuda::wavelet_gpu::batched_group_decode = true;
     std::printf("  GPU decompress with one launch a group: %.3f ms (one launch a kernel shape above: %.3f ms), "
                 "output %s\n", single_ms, dec_ms, single_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
+    // Level 1's details scattered as int32 and read back by the inverse
+    // (wavelet_gpu::coded_detail_bands off), against the inverse reading
+    // them from the symbols above.
+    cuda::wavelet_gpu::coded_detail_bands = false;
+    std::vector<uint8_t> scattered_out(bytes);
+    const float scattered_ms = bench::median_ms(repeat, stream, [&] {
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+    });
+    CUDA_CHECK(cudaMemcpy(scattered_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    cuda::wavelet_gpu::coded_detail_bands = true;
+    std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the 2D levels' details read from "
+                "the symbols by the inverse above: %.3f ms), output %s\n",
+                scattered_ms, dec_ms, scattered_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
   }
 
   // The parts inside the pipeline: events recorded by the decoder between
-  // its steps (cuda/wavelet_kernels.hpp, phase_events); medians.
-  {
+  // its steps (cuda/wavelet_kernels.hpp, phase_events); medians. With level
+  // 1's details from the symbols (the default), then scattered first.
+  for (const bool coded : {true, false}) {
+    cuda::wavelet_gpu::coded_detail_bands = coded;
     cuda::wavelet_gpu::PhaseEvents ev;
     for (auto& e : ev.events) CUDA_CHECK(cudaEventCreate(&e));
     cuda::wavelet_gpu::phase_events = &ev;
@@ -182,7 +198,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     cuda::wavelet_gpu::phase_events = nullptr;
     static const char* const kNames[] = {"embedded frames (enqueue + decode)", "scatter", "inverse 5/3",
                                          "join (RCT, range, interleave)", "samples checksum"};
-    std::printf("  inside the GPU decode (event to event, medians):");
+    std::printf("  inside the GPU decode%s (event to event, medians):", coded ? "" : ", every coefficient scattered");
     for (std::size_t i = 0; i < parts.size(); ++i) {
       std::sort(parts[i].begin(), parts[i].end());
       std::printf("%s %s %.3f ms", i ? ";" : "", kNames[i], parts[i][parts[i].size() / 2]);
@@ -190,6 +206,63 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::sort(enqueue.begin(), enqueue.end());
     std::printf("; the embedded frames' enqueue on the host %.3f ms\n", enqueue[enqueue.size() / 2]);
     for (auto& e : ev.events) CUDA_CHECK(cudaEventDestroy(e));
+    cuda::wavelet_gpu::coded_detail_bands = true;
+  }
+  // The inverse 5/3 level by level (cuda::dwt::inverse_level_events; the
+  // last plane's), with every coefficient scattered first, and with the
+  // details of the finest 1, 2 or 3 levels or of every 2D level read from
+  // the symbols (wavelet_gpu::coded_detail_levels); medians, and the whole
+  // decode's (host clock).
+  {
+    std::vector<cudaEvent_t> lev(kDwtMaxLevels + 1);
+    for (auto& e : lev) CUDA_CHECK(cudaEventCreate(&e));
+    struct Config {
+      bool coded;
+      unsigned levels;
+      const char* name;
+    };
+    const Config configs[] = {{false, 0, "every coefficient scattered"},
+                              {true, 1, "level 1's details from the symbols"},
+                              {true, 2, "levels 1-2's details from the symbols"},
+                              {true, 3, "levels 1-3's details from the symbols"},
+                              {true, 32, "every 2D level's details from the symbols"}};
+    const unsigned keep_levels = cuda::wavelet_gpu::coded_detail_levels;
+    for (const Config& c : configs) {
+      cuda::wavelet_gpu::coded_detail_bands = c.coded;
+      cuda::wavelet_gpu::coded_detail_levels = c.levels;
+      std::vector<std::vector<float>> t(kDwtMaxLevels);
+      std::vector<float> total;
+      std::size_t used = 0;
+      for (int r = 0; r < repeat; ++r) {
+        for (auto& e : lev) CUDA_CHECK(cudaEventRecord(e, stream));  // unset levels read 0
+        cuda::dwt::inverse_level_events = lev.data();
+        const auto t0 = std::chrono::steady_clock::now();
+        device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+        total.push_back(std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        cuda::dwt::inverse_level_events = nullptr;
+        for (std::size_t j = 0; j < kDwtMaxLevels; ++j) {
+          float ms = 0;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, lev[j], lev[j + 1]));
+          t[j].push_back(std::max(ms, 0.0f));
+          if (ms > 0) used = std::max(used, j + 1);
+        }
+      }
+      std::vector<uint8_t> out(bytes);
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+      std::sort(total.begin(), total.end());
+      std::printf("  inverse by level (coarsest first), %s:", c.name);
+      float sum = 0;
+      for (std::size_t j = 0; j < used; ++j) {
+        std::sort(t[j].begin(), t[j].end());
+        sum += t[j][t[j].size() / 2];
+        std::printf(" %.3f", t[j][t[j].size() / 2]);
+      }
+      std::printf(" ms (sum %.3f); decode %.3f ms, output %s\n", sum, total[total.size() / 2],
+                  out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
+    }
+    cuda::wavelet_gpu::coded_detail_bands = true;
+    cuda::wavelet_gpu::coded_detail_levels = keep_levels;
+    for (auto& e : lev) CUDA_CHECK(cudaEventDestroy(e));
   }
   // The embedded frames alone, as one stream of ordinary frames through device::decompress.
   {

@@ -6,7 +6,9 @@
 // container prefixes of odd and aligned lengths, photograph-like data, noise
 // that forces shifted low bits, and sparse volumes that embed rle frames,
 // must decode on the GPU to the original samples, byte for byte, through the
-// device API and through vlec::decompress with the CUDA backend. The samples
+// device API (with level 1's details read from the symbols by the inverse,
+// and with every coefficient scattered first) and through vlec::decompress
+// with the CUDA backend. The samples
 // checksum kernels (both definitions of FORMAT §10.2) are checked against
 // the host XXH3 at lengths around every boundary. Corrupt and truncated
 // frames must throw the CPU decoder's error code, never crash (the device run
@@ -39,6 +41,7 @@
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
 #include "vlec/wavelet.hpp"
+#include "wavelet/coefficients.hpp"
 #include "wavelet/frame_format.hpp"
 #include "wavelet/layout.hpp"
 #include "wavelet/samples_checksum.hpp"
@@ -135,6 +138,13 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
   ASSERT_FALSE(g.threw) << g.what;
   ASSERT_EQ(g.out.size(), want.size());
   EXPECT_TRUE(g.out == want);
+  // Also with every coefficient scattered first (level 1's details not read
+  // from the symbols by the inverse: wavelet_gpu::coded_detail_bands).
+  cuda::wavelet_gpu::coded_detail_bands = false;
+  const GpuResult scattered = gpu_decode(stream.data(), stream.size());
+  cuda::wavelet_gpu::coded_detail_bands = true;
+  ASSERT_FALSE(scattered.threw) << scattered.what;
+  EXPECT_TRUE(scattered.out == want) << "every coefficient scattered";
   DecompressOptions d;
   d.backend = Backend::cuda;
   EXPECT_TRUE(decompress(stream.data(), stream.size(), d) == want);
@@ -323,6 +333,24 @@ TEST(GpuWavelet, CorruptAndTruncatedFramesAreRejected) {
       } else {
         EXPECT_TRUE(g.out == c.out) << "flip at byte " << at;
       }
+    }
+    // Every group's low-bit padding (the bits after its last value): one
+    // flipped bit there is corrupt_stream on both, whichever kernel reads
+    // the group's values (the scatter, or the inverse for level 1's details).
+    const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(clean.data(), clean.size(), 0);
+    for (const wavelet::Group& gr : w.header.groups) {
+      const uint64_t used = gr.samples * gr.shift, bytes = wavelet::low_bits_bytes(gr.samples, gr.shift);
+      if (used == 8 * bytes) continue;
+      Bytes s = clean;
+      const uint64_t bit = used + rng() % (8 * bytes - used);
+      s[w.frame.header_area_bytes() + gr.bits_offset + bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      const CpuResult c = cpu_decode(s.data(), s.size());
+      const GpuResult g = gpu_decode(s.data(), s.size());
+      ++trials;
+      ASSERT_TRUE(c.threw);
+      ASSERT_TRUE(g.threw) << "low-bit padding bit " << bit;
+      ++rejected;
+      EXPECT_EQ(g.code, c.code) << "low-bit padding bit " << bit << ": GPU says " << g.what;
     }
     for (std::size_t cut : {std::size_t{0}, std::size_t{7}, std::size_t{48}, std::size_t{100}, clean.size() / 2,
                             clean.size() - 8, clean.size() - 1}) {

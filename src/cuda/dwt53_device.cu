@@ -166,6 +166,8 @@ std::string position(const DwtShape& s, uint64_t index) {
 
 }  // namespace
 
+cudaEvent_t* inverse_level_events = nullptr;
+
 std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tuning) {
   const std::vector<DwtShape> ext = plan("dwt53_temp_bytes", shape, levels);
   if (shape.samples() == 0) return 0;
@@ -208,8 +210,16 @@ void forward(const void* d_samples, DwtSample type, int32_t* d_coeffs, const Dwt
 }
 
 void inverse(const int32_t* d_coeffs, void* d_samples, DwtSample type, const DwtShape& shape, unsigned levels,
-             uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const Tuning& tu) {
+             uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const Tuning& tu,
+             const CodedDetails* coded, std::size_t coded_levels) {
   const std::vector<DwtShape> ext = plan("dwt53_inverse", shape, levels);
+  VLEC_REQUIRE(coded_levels <= ext.size() - 1 && (!coded_levels || (tu.fuse_xy && tu.prefetch)),
+               "dwt53_inverse: details from symbols for ", coded_levels, " of ", ext.size() - 1,
+               " levels (and only with the fused, prefetching rows pass)");
+  for (std::size_t k = 1; k <= coded_levels; ++k)
+    VLEC_REQUIRE(!coded[k - 1].band[0].symbols ||
+                     (ext[k - 1].nz == 1 && ext[k - 1].nx > 1 && ext[k - 1].ny > 1),
+                 "dwt53_inverse: details from symbols at level ", k, ", which does not split x and y in 2D");
   const std::size_t total = shape.samples();
   if (total == 0) {
     if (d_error) CUDA_CHECK(cudaMemsetAsync(d_error, 0xff, sizeof(uint64_t), stream));
@@ -223,11 +233,13 @@ void inverse(const int32_t* d_coeffs, void* d_samples, DwtSample type, const Dwt
   // The kernels only read through lo/hi (Ref has a mutable pointer for the forward's sake).
   const Ref full{const_cast<int32_t*>(d_coeffs), static_cast<int64_t>(shape.nx),
                  static_cast<int64_t>(shape.nx * shape.ny)};
+  if (inverse_level_events) CUDA_CHECK(cudaEventRecord(inverse_level_events[0], stream));
   for (std::size_t k = L; k >= 1; --k) {
     Pass p = level_pass(ext[k - 1], ext[k]);
     p.lo = k == L ? full : compact(low_buffer(l, k), ext[k]);
     p.hi = full;
     p.d_error = d_error;
+    if (k <= coded_levels && coded[k - 1].band[0].symbols) p.coded = &coded[k - 1];
     if (k == 1) {
       p.dst = d_samples;
       p.type = type;
@@ -243,6 +255,7 @@ void inverse(const int32_t* d_coeffs, void* d_samples, DwtSample type, const Dwt
       p.ssz = out.sz;
     }
     inverse_level(p, l, tu, stream);
+    if (inverse_level_events) CUDA_CHECK(cudaEventRecord(inverse_level_events[L - k + 1], stream));
   }
 }
 

@@ -46,6 +46,31 @@ struct Box {
   int nx = 1, ny = 1, nz = 1;
 };
 
+// A detail subband read straight from a wavelet frame's decoded symbols
+// (cuda/wavelet_decode.cu) instead of from a coefficient array: the inverse
+// rebuilds each coefficient as the scatter would (FORMAT §10.4-10.5:
+// z = (symbol << k) | low bits, unzigzagged), so the details of its 2D
+// levels (all but the low band for most images) are never written as int32
+// and read back. Coefficient (x, y) of the box is value index0 + y nx + x of
+// its group.
+struct DetailBand {
+  const uint8_t* symbols = nullptr;  // the group's decoded symbols (16-byte aligned)
+  const uint32_t* low = nullptr;     // the group's low bits (8-byte aligned), low_words words
+  uint64_t low_words = 0;
+  uint64_t index0 = 0;
+  uint32_t nx = 0;
+  uint32_t width = 1;  // symbol bytes
+  uint32_t shift = 0;  // k
+  uint32_t group = 0;  // for the error word
+};
+// A level's three detail subbands, by kind: x high (HL), y high (LH), both
+// (HH). A coefficient wider than 32 bits sets *wide (atomicMin of
+// group << 40 | index, the scatter's error word).
+struct CodedDetails {
+  DetailBand band[3];
+  unsigned long long* wide = nullptr;
+};
+
 // One pass. Forward: src (type `type`, strides ssy/ssz) -> routed lo/hi.
 // Inverse: routed lo/hi -> dst (type `type`, strides ssy/ssz), range-checked
 // against the type when `check` (the last pass, into the caller's samples).
@@ -62,7 +87,13 @@ struct Pass {
   bool do_x = false, do_y = false;
   bool check = false;
   uint64_t* d_error = nullptr;
+  const CodedDetails* coded = nullptr;  // inverse, 2D levels only: the details from symbols, not from hi
 };
+
+// Benchmark hook (not thread-safe): when set, inverse() records events[0]
+// before its first level and events[j] after its j-th (coarsest first),
+// j <= kDwtMaxLevels.
+extern cudaEvent_t* inverse_level_events;
 
 // Forward passes (dwt53_forward.cu).
 void forward_rows(const Pass& pass, const Tuning& tuning, cudaStream_t stream);
@@ -82,8 +113,12 @@ std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tun
 void forward(const void* d_samples, device::DwtSample type, int32_t* d_coeffs, const DwtShape& shape,
              unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
              const Tuning& tuning);
+// coded[k - 1], for the levels k <= coded_levels where its band[0].symbols
+// is set: level k's details come from it (d_coeffs is not read there); only
+// levels that split x and y of a 2D shape, with tuning's fused, prefetching
+// rows pass.
 void inverse(const int32_t* d_coeffs, void* d_samples, device::DwtSample type, const DwtShape& shape,
              unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-             const Tuning& tuning);
+             const Tuning& tuning, const CodedDetails* coded = nullptr, std::size_t coded_levels = 0);
 
 }  // namespace vlec::cuda::dwt

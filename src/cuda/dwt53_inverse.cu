@@ -16,6 +16,7 @@
 //
 // The z pass (3D) is one thread per (x, y) column, streamed along z.
 #include <algorithm>
+#include <type_traits>
 
 #include "common/safety.hpp"
 #include "cuda/cuda_check.hpp"
@@ -40,10 +41,96 @@ __device__ __forceinline__ void load_part(const Ref& r, int x0, int limit, int y
   }
 }
 
-template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch>
+// Coefficient i of band b's group: z = (symbol << k) | its k low bits
+// (bits i k .. i k + k - 1 of the low-bit words, from a two-word window),
+// unzigzagged; a z of more than 32 bits is reported (the scatter's word).
+__device__ __forceinline__ int32_t coded_value(const DetailBand& b, uint64_t i, unsigned long long* wide) {
+  uint64_t z = b.width == 2 ? uint64_t{reinterpret_cast<const uint16_t*>(b.symbols)[i]} : uint64_t{b.symbols[i]};
+  if (b.shift) {
+    const uint64_t bit = i * b.shift, w = bit / 32;
+    const uint32_t lo = w < b.low_words ? b.low[w] : 0u, hi = w + 1 < b.low_words ? b.low[w + 1] : 0u;
+    z = (z << b.shift) | (__funnelshift_r(lo, hi, static_cast<uint32_t>(bit % 32)) & ((1u << b.shift) - 1));
+  }
+  if (z > 0xFFFFFFFFull)
+    atomicMin(wide, static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
+  const uint32_t zz = static_cast<uint32_t>(z);
+  return static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+}
+
+// N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
+// the columns clamped to [0, b.nx) as load_part clamps them (value by value
+// at a band's edge): the symbols with one vector load where they lie
+// aligned in the row, their N k low bits from one window of five words
+// (N k <= 96 bits from a bit offset below 32; none for k = 0). All inline.
+// Measured against it on the H100 (finest level of a u16 8192^2 image,
+// bench/results/2026-11-27-h100-session15-*): the rare cases (edges,
+// unaligned, k > 16) out of line behind one call, with a 64-bit window for
+// k <= 16, 0.27 ms against 0.21; the width errors kept in a register and
+// reported once at the kernel's end, 0.23 (ptxas then kept fewer loads in
+// flight).
+template <int N, int OFF, int V>
+__device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, int32_t (&c)[V],
+                                           unsigned long long* wide) {
+  static_assert(N == 2 || N == 4, "two or four coefficients a part");
+  const uint64_t row = b.index0 + static_cast<uint64_t>(y) * b.nx;
+  if (x0 < 0 || x0 + N > static_cast<int>(b.nx)) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) c[OFF + i] = coded_value(b, row + clampi(x0 + i, 0, static_cast<int>(b.nx) - 1), wide);
+    return;
+  }
+  const uint64_t i0 = row + static_cast<uint64_t>(x0);
+  uint32_t sym[N];
+  if (i0 % N != 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      sym[i] = b.width == 2 ? reinterpret_cast<const uint16_t*>(b.symbols)[i0 + i] : b.symbols[i0 + i];
+  } else if (b.width == 2) {
+    if constexpr (N == 4) {
+      const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
+      sym[0] = v.x & 0xFFFF, sym[1] = v.x >> 16, sym[2] = v.y & 0xFFFF, sym[3] = v.y >> 16;
+    } else {
+      const uint32_t v = *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0);
+      sym[0] = v & 0xFFFF, sym[1] = v >> 16;
+    }
+  } else {
+    const uint32_t v = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
+                              : *reinterpret_cast<const uint16_t*>(b.symbols + i0);
+#pragma unroll
+    for (int i = 0; i < N; ++i) sym[i] = (v >> (8 * i)) & 0xFF;
+  }
+  const uint32_t k = b.shift;  // (uniform across the warp: one band a call)
+  if (k == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) c[OFF + i] = static_cast<int32_t>((sym[i] >> 1) ^ (0u - (sym[i] & 1)));
+    return;
+  }
+  const uint64_t bit0 = i0 * k, w0 = bit0 / 32;
+  uint32_t win[5];
+#pragma unroll
+  for (int w = 0; w < 5; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
+  const uint32_t off0 = static_cast<uint32_t>(bit0 % 32), mask = (1u << k) - 1;
+#pragma unroll
+  for (int m = 0; m < N; ++m) {
+    const uint32_t bit = off0 + m * k, w = bit / 32, off = bit % 32;
+    const uint32_t lo = w == 0 ? win[0] : w == 1 ? win[1] : w == 2 ? win[2] : win[3];
+    const uint32_t hi = w == 0 ? win[1] : w == 1 ? win[2] : w == 2 ? win[3] : win[4];
+    const uint64_t z = (uint64_t{sym[m]} << k) | (__funnelshift_r(lo, hi, off) & mask);
+    if (z > 0xFFFFFFFFull)
+      atomicMin(wide,
+                static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i0 + m, (uint64_t{1} << 40) - 1)));
+    const uint32_t zz = static_cast<uint32_t>(z);
+    c[OFF + m] = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+  }
+}
+
+// kCoded (a 2D level of the wavelet decoder, X and Y): the three detail
+// bands come from cd (load_coded), not from hi; the low band from lo as ever.
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch, bool kCoded = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
-                        int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error) {
+                        int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error,
+                        CodedDetails cd) {
+  static_assert(!kCoded || (X && Y), "coded details: the fused 2D rows pass only");
   constexpr int P = V / 2;
   const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + uniform_warp_index();
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
@@ -55,7 +142,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   // Coefficient row yi (ylow: a row of the y low band, whose x low part is
   // the LL band, read from lo).
   auto load_row = [&](int yi, bool ylow, int32_t(&c)[V]) {
-    if constexpr (X) {
+    if constexpr (kCoded) {  // rows [0, ly): LL | HL; rows [ly, ny): LH | HH
+      const int p0 = g / 2;
+      if (ylow) {
+        load_part<P, 0>(lo, p0, lx, yi, z, c, vec);
+        load_coded<P, P>(cd.band[0], p0, yi, c, cd.wide);
+      } else {
+        load_coded<P, 0>(cd.band[1], p0, yi - ly, c, cd.wide);
+        load_coded<P, P>(cd.band[2], p0, yi - ly, c, cd.wide);
+      }
+    } else if constexpr (X) {
       const int p0 = g / 2;
       load_part<P, 0>(ylow ? lo : hi, p0, lx, yi, z, c, vec);
       Ref h = hi;
@@ -203,7 +299,7 @@ __global__ void convert_kernel(const int32_t* __restrict__ src, T* __restrict__ 
   }
 }
 
-template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false>
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false, bool kCoded = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int ppw = std::max(1, tu.pairs_per_warp);
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, ppw);
@@ -211,13 +307,23 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
-      a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec, a.d_error);
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded>
+      <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
+          a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
+          a.d_error, a.coded ? *a.coded : CodedDetails{});
   CUDA_CHECK(cudaGetLastError());
 }
 
 template <typename T, int V, bool kCheck>
 void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
+  if (a.coded) {  // the wavelet decoder's 2D levels (u8, u16 or i32 out; dwt53_device.cu checked the shape)
+    if constexpr (!std::is_same_v<T, int16_t>) {
+      VLEC_REQUIRE(a.do_x && a.do_y && tu.prefetch, "dwt53: coded details need the fused, prefetching 2D pass");
+      return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
+    } else {
+      VLEC_REQUIRE(a.coded == nullptr, "dwt53: coded details for this sample type");
+    }
+  }
   if (a.do_x && a.do_y) {
     if (tu.prefetch) launch_rows<T, V, true, true, kCheck, true>(a, tu, stream);
     else launch_rows<T, V, true, true, kCheck, false>(a, tu, stream);

@@ -8,18 +8,24 @@
 // one enqueue of everything: each group's embedded frame decoded by the
 // ordinary device decoder into its own symbol buffer (each with its own temp
 // and status, so none waits for another's check; groups side by side on a
-// few streams forked from the caller's), one scatter kernel for all
-// groups, the inverse 5/3 transform per plane, one join kernel (inverse RCT,
-// range, interleave, byte order) and the samples checksum. One wait at the
-// end; the error words are read in the CPU decoder's order (embedded frames
-// by group, joined coefficients, transform by plane, range, checksum).
+// few streams forked from the caller's), one scatter kernel for all groups
+// but the details of level 1 (which the inverse 5/3 reads from the symbols
+// itself, for 2D frames: 3/4 of the coefficients never written as int32 and
+// read back), the inverse 5/3 transform per plane, one join kernel (inverse
+// RCT, range, interleave, byte order) and the samples checksum. One wait at
+// the end; the error words are read in the CPU decoder's order (embedded
+// frames by group, joined coefficients, transform by plane, range,
+// checksum).
 //
 // Temp storage is a few regions, several of them reused: the symbols of all
 // groups share the reconstructed planes' region (the scatter has consumed
 // them before the inverse transform writes it), and when the samples do not
 // start 16-byte aligned in the output (an odd container prefix) they are
 // written to the coefficients' region (free after the inverse transform),
-// hashed there and copied to the output.
+// hashed there and copied to the output. Where the inverse reads level 1's
+// details from the symbols, the symbols live until its last level, so the
+// planes and staged samples go to the coefficients' region instead (level
+// 1 no longer reads it) and the join's staged output to the other.
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -33,6 +39,7 @@
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/decode_tables_gpu.hpp"
+#include "cuda/dwt53_gpu.hpp"
 #include "cuda/frame_decode.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
@@ -43,6 +50,7 @@
 #include "vlec/device_wavelet.hpp"
 #include "wavelet/coefficients.hpp"
 #include "wavelet/frame_format.hpp"
+#include "wavelet/layout.hpp"
 #include "wavelet/samples_checksum.hpp"
 
 namespace vlec::cuda {
@@ -114,6 +122,68 @@ std::size_t wavelet_decompress_temp_bytes(const void* d_frame, std::size_t bytes
 
 namespace {
 
+// The detail subbands of every plane's finest 2D levels (those that split
+// x and y; at most wavelet_gpu::coded_detail_levels of them) as the inverse
+// reads them from the symbols (dwt53_gpu.hpp), and the boxes left for the
+// scatter, renumbered without them. planes[pl * levels + l - 1] is level l
+// of plane pl (levels: all of the frame's; those not coded have no
+// symbols); none where level 1 does not split x and y.
+struct CodedLevels {
+  unsigned levels = 0;
+  std::vector<cuda::dwt::CodedDetails> planes;
+  std::vector<cuda::wavelet_gpu::BoxDesc> scatter_boxes;
+  uint64_t scatter_total = 0;
+};
+
+CodedLevels code_levels(const cuda::wavelet_decode::Plan& p, unsigned long long* status) {
+  namespace wg = cuda::wavelet_gpu;
+  CodedLevels c;
+  const wavelet::Header& h = p.w.header;
+  if (p.shape.nz != 1) return c;
+  const wavelet::Subbands sb(p.shape, h.levels);
+  const unsigned L = wavelet::effective_levels(p.shape, h.levels);
+  unsigned xy = 0;  // levels 1..xy split x and y (a prefix: an axis that stops splitting stays at 1)
+  while (xy < L && xy < wg::coded_detail_levels && sb.detail(xy + 1, 1).nx > 0 && sb.detail(xy + 1, 2).ny > 0) ++xy;
+  if (xy == 0) return c;
+  c.levels = L;
+  c.planes.resize(std::size_t{h.image.planes} * L);
+  std::vector<char> coded_box(p.boxes.size(), 0);
+  for (unsigned pl = 0; pl < h.image.planes; ++pl)
+    for (unsigned l = 1; l <= xy; ++l) {
+      cuda::dwt::CodedDetails& cd = c.planes[std::size_t{pl} * L + l - 1];
+      cd.wide = status + wg::kStatusWide;
+      for (unsigned kind = 1; kind <= 3; ++kind) {
+        const wavelet::Box want = sb.detail(l, kind);
+        std::size_t i = 0;
+        while (i < p.boxes.size() &&
+               !(p.boxes[i].plane_base == pl * p.pixels && p.boxes[i].x0 == want.x0 && p.boxes[i].y0 == want.y0 &&
+                 p.boxes[i].z0 == 0 && p.boxes[i].nx == want.nx && p.boxes[i].ny == want.ny && p.boxes[i].nz == 1))
+          ++i;
+        if (i == p.boxes.size()) return CodedLevels{};  // (the reader checked the coverage: cannot happen)
+        coded_box[i] = 1;
+        const wg::BoxDesc& b = p.boxes[i];
+        const wg::GroupDesc& g = p.groups[b.group];
+        cuda::dwt::DetailBand& band = cd.band[kind - 1];
+        band.symbols = g.symbols;
+        band.low = reinterpret_cast<const uint32_t*>(g.low);
+        band.low_words = g.low_bytes / 4;
+        band.index0 = b.index0;
+        band.nx = static_cast<uint32_t>(b.nx);
+        band.width = g.width;
+        band.shift = g.shift;
+        band.group = b.group;
+      }
+    }
+  for (std::size_t i = 0; i < p.boxes.size(); ++i) {
+    if (coded_box[i]) continue;
+    wg::BoxDesc b = p.boxes[i];
+    b.first = c.scatter_total;
+    c.scatter_total += b.nx * b.ny * b.nz;
+    c.scatter_boxes.push_back(b);
+  }
+  return c;
+}
+
 // The decode of a planned frame (device::wavelet_decompress and the host
 // API's decompress_wavelet, which plans from its host copy of the frame).
 std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_frame_v, void* d_out_v,
@@ -170,6 +240,18 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
     frame_payload[g] = payload + h.groups[g].frame_offset + p.frames[g].header.header_area_bytes();
     for (const huffman::Codebook& book : p.frames[g].codebooks) symbols += book.alphabet_size;
   }
+  const std::size_t prefix = h.prefix.size();
+  const bool staged = prefix % 16 != 0;
+  const bool direct = cuda::direct_samples(h);
+  // The details of the finest 2D level(s) read by the inverse from the
+  // symbols: the scatter leaves them out. The inverse's level 1 then writes where the
+  // symbols do not live (its output, or the coefficients' region, which it
+  // no longer reads; with one level it still reads the low band there, so
+  // then only straight into the caller's output).
+  const CodedLevels coded = wg::coded_detail_bands ? code_levels(p, status) : CodedLevels{};
+  const bool use_coded = !coded.planes.empty() && (coded.levels >= 2 || (direct && !staged));
+  const std::vector<wg::BoxDesc>& scatter_boxes = use_coded ? coded.scatter_boxes : p.boxes;
+  const uint64_t scatter_total = use_coded ? coded.scatter_total : p.w.frame.elements;
   // The host's share (table plans, upload words) on several threads where
   // the codebooks are large; the uploads and launches in group order.
   for_each_group(G, symbols, [&](std::size_t g) {
@@ -193,7 +275,8 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
     huffman_args[g] = st.args;
   }
   const auto* d_groups = static_cast<const GroupDesc*>(arena.add(p.groups.data(), sizeof(GroupDesc) * G));
-  const auto* d_boxes = static_cast<const BoxDesc*>(arena.add(p.boxes.data(), sizeof(BoxDesc) * p.boxes.size()));
+  const auto* d_boxes =
+      static_cast<const BoxDesc*>(arena.add(scatter_boxes.data(), sizeof(BoxDesc) * scatter_boxes.size()));
   arena.flush(stream);
   builds.launch_placed(stream);
   // The Huffman groups in one launch per kernel shape (or, for comparison,
@@ -221,9 +304,10 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   phase(1);
   wg::ScatterArgs sa;
   sa.groups = d_groups;
+  sa.group_count = static_cast<uint32_t>(G);
   sa.boxes = d_boxes;
-  sa.box_count = static_cast<uint32_t>(p.boxes.size());
-  sa.total = p.w.frame.elements;
+  sa.box_count = static_cast<uint32_t>(scatter_boxes.size());
+  sa.total = scatter_total;
   sa.width = p.shape.nx;
   sa.height = p.shape.ny;
   sa.coeffs = coeffs;
@@ -231,28 +315,34 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   wg::launch_scatter(sa, stream);
   phase(2);
 
-  const std::size_t prefix = h.prefix.size();
   const uint64_t sample_bytes = p.w.frame.elements * p.w.frame.width;
-  const bool staged = prefix % 16 != 0;
   // 16-byte aligned: the output, or (an odd prefix) temp storage copied there after.
   // One plane in the machine's byte order: the inverse transform writes the
   // samples itself, range-checked as it narrows them, and no join pass reads
   // the coefficients back (its i32 planes are then free for staging).
-  const bool direct = cuda::direct_samples(h);
-  uint8_t* const samples = !staged ? d_out + prefix : direct ? d_temp + L.recon : d_temp + L.coeffs;
+  // With coded details the roles of the two regions swap: the symbols (in
+  // recon) are read until the last inverse, so planes and staged samples
+  // go to the coefficients' region, and the join's output to recon.
+  int32_t* const planes = use_coded ? coeffs : recon;
+  uint8_t* const samples = !staged                 ? d_out + prefix
+                           : direct == use_coded   ? d_temp + L.coeffs
+                                                   : d_temp + L.recon;
+  const cuda::dwt::CodedDetails* coded_plane = use_coded ? coded.planes.data() : nullptr;
   if (direct)
-    device::dwt53_inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
-                          reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream);
+    cuda::dwt::inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
+                 reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream,
+                 cuda::dwt::Tuning{}, coded_plane, use_coded ? coded.levels : 0);
   else
     for (unsigned pl = 0; pl < h.image.planes; ++pl)
-      device::dwt53_inverse(coeffs + pl * p.pixels, recon + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
-                            reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
-                            stream);
+      cuda::dwt::inverse(coeffs + pl * p.pixels, planes + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
+                   reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes, stream,
+                   cuda::dwt::Tuning{}, coded_plane ? coded_plane + std::size_t{pl} * coded.levels : nullptr,
+                   use_coded ? coded.levels : 0);
   phase(3);
   if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
   if (!direct) {
     wg::JoinArgs ja;
-    ja.planes = recon;
+    ja.planes = planes;
     ja.pixels = p.pixels;
     ja.planes_count = h.image.planes;
     ja.sample_bytes = p.w.frame.width;

@@ -168,6 +168,7 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
     for (const wavelet::Box& b : sb.boxes(gr.spec)) {
       BoxDesc bd;
       bd.first = box_first;
+      bd.index0 = box_first - first;
       bd.plane_base = uint64_t{gr.spec.plane} * p.pixels;
       bd.x0 = b.x0, bd.y0 = b.y0, bd.z0 = b.z0, bd.nx = b.nx, bd.ny = b.ny, bd.nz = b.nz;
       bd.group = static_cast<uint32_t>(g);

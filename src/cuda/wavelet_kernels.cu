@@ -10,6 +10,8 @@ namespace vlec::cuda::wavelet_gpu {
 PhaseEvents* phase_events = nullptr;
 uint64_t parallel_group_work = uint64_t{1} << 17;
 bool batched_group_decode = true;
+bool coded_detail_bands = true;
+unsigned coded_detail_levels = 1;
 
 namespace {
 
@@ -48,7 +50,7 @@ __device__ __forceinline__ uint32_t find_box(const BoxDesc* boxes, uint32_t lo, 
 // lies in box b, with the checks of its low bits and width.
 __device__ __forceinline__ int32_t coefficient_value(const ScatterArgs& a, const BoxDesc& b, uint64_t j) {
   const GroupDesc g = a.groups[b.group];
-  const uint64_t i = j - g.first;
+  const uint64_t i = j - b.first + b.index0;
   const uint64_t symbol = g.width == 1 ? uint64_t{g.symbols[i]}
                                        : uint64_t{reinterpret_cast<const uint16_t*>(g.symbols)[i]};
   uint64_t z = symbol;
@@ -61,8 +63,6 @@ __device__ __forceinline__ int32_t coefficient_value(const ScatterArgs& a, const
     uint64_t window = words[w];
     if ((w + 2) * 4 <= g.low_bytes) window |= uint64_t{words[w + 1]} << 32;
     z = (symbol << g.shift) | ((window >> (bit % 32)) & ((uint64_t{1} << g.shift) - 1));
-    if (i == g.n - 1 && !padding_zero(g.low, g.low_bytes, g.n * g.shift))
-      atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(b.group));
   }
   if (z > 0xFFFFFFFFull)
     atomicMin(&a.status[kStatusWide],
@@ -110,7 +110,7 @@ __device__ __forceinline__ void scatter_tile_quads(const ScatterArgs& a, uint32_
   for (unsigned r = 0; r < kScatterPerThread / 4; ++r) {
     const uint64_t j0 = t0 + 4 * (uint64_t{r} * kThreads + threadIdx.x);
     if (j0 >= a.total) return;
-    const uint64_t i0 = j0 - g.first;
+    const uint64_t i0 = j0 - b.first + b.index0;
     const unsigned count = static_cast<unsigned>(min(uint64_t{4}, a.total - j0));
     if (count < 4) {  // the last coefficients of all: one at a time
       for (unsigned m = 0; m < count; ++m) scatter_one(a, box, j0 + m);
@@ -148,8 +148,6 @@ __device__ __forceinline__ void scatter_tile_quads(const ScatterArgs& a, uint32_
         const uint32_t zz = static_cast<uint32_t>(z);
         c[m] = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
       }
-      if (i0 + 3 >= g.n - 1 && !padding_zero(g.low, g.low_bytes, g.n * k))  // the group's last value is here
-        atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(b.group));
     } else {
 #pragma unroll
       for (unsigned m = 0; m < 4; ++m) c[m] = static_cast<int32_t>((sym[m] >> 1) ^ (0u - (sym[m] & 1)));
@@ -181,6 +179,12 @@ __device__ __forceinline__ void scatter_tile_quads(const ScatterArgs& a, uint32_
 // two boxes.
 __global__ void __launch_bounds__(kThreads) scatter_kernel(ScatterArgs a) {
   __shared__ uint32_t tile_boxes[2];
+  if (blockIdx.x == 0)  // every group's low-bit padding, whoever reads its values
+    for (uint32_t gi = threadIdx.x; gi < a.group_count; gi += kThreads) {
+      const GroupDesc g = a.groups[gi];
+      if (g.shift != 0 && !padding_zero(g.low, g.low_bytes, g.n * g.shift))
+        atomicMin(&a.status[kStatusPadding], static_cast<unsigned long long>(gi));
+    }
   for (uint64_t t0 = uint64_t{blockIdx.x} * kScatterTile; t0 < a.total; t0 += uint64_t{gridDim.x} * kScatterTile) {
     __syncthreads();  // the previous tile's readers of tile_boxes are done
     const uint64_t last = min(t0 + kScatterTile, a.total) - 1;
@@ -261,8 +265,9 @@ void launch_join_typed(const JoinArgs& a, cudaStream_t stream) {
 }  // namespace
 
 void launch_scatter(const ScatterArgs& a, cudaStream_t stream) {
-  if (a.total == 0) return;
-  const unsigned tiles = static_cast<unsigned>(std::min<uint64_t>((a.total + kScatterTile - 1) / kScatterTile, kMaxBlocks));
+  if (a.total == 0 && a.group_count == 0) return;
+  const unsigned tiles =
+      static_cast<unsigned>(std::clamp<uint64_t>((a.total + kScatterTile - 1) / kScatterTile, 1, kMaxBlocks));
   scatter_kernel<<<tiles, kThreads, 0, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -1,7 +1,9 @@
 // cuda/wavelet_kernels.hpp: the two data kernels of the GPU wavelet decoder
 // (cuda/wavelet_decode.cu):
-//  * scatter: every coefficient of every group at once, a block per tile of
-//    1,024 consecutive ones. The tile's subband box comes from one binary
+//  * scatter: every coefficient of every group at once (but the details of
+//    a 2D frame's level 1, which the inverse 5/3 reads from the symbols
+//    itself: coded_detail_bands below), a block per tile of 2,048
+//    consecutive ones; block 0 also checks every group's low-bit padding. The tile's subband box comes from one binary
 //    search over the box table (a few dozen entries, L1-resident; per
 //    coefficient only in tiles that straddle a box edge). A thread rebuilds
 //    z = (symbol << k) | low from the decoded symbols and the packed low
@@ -33,7 +35,8 @@ struct GroupDesc {
 };
 
 struct BoxDesc {
-  uint64_t first = 0;       // first coefficient of the box in the concatenation
+  uint64_t first = 0;       // first coefficient of the box in the concatenation of the boxes scattered
+  uint64_t index0 = 0;      // the box's first coefficient's index in its group
   uint64_t plane_base = 0;  // plane * pixels
   uint64_t x0 = 0, y0 = 0, z0 = 0, nx = 1, ny = 1, nz = 1;
   uint32_t group = 0;
@@ -51,9 +54,10 @@ enum StatusWord : unsigned {
 
 struct ScatterArgs {
   const GroupDesc* groups = nullptr;
-  const BoxDesc* boxes = nullptr;
+  uint32_t group_count = 0;  // every group's low-bit padding is checked here
+  const BoxDesc* boxes = nullptr;  // the boxes to scatter (those the inverse does not read from symbols)
   uint32_t box_count = 0;
-  uint64_t total = 0;  // coefficients of all groups
+  uint64_t total = 0;  // coefficients of those boxes
   uint64_t width = 0, height = 0;  // plane shape (x, y extents)
   int32_t* coeffs = nullptr;       // all planes, plane p at p * pixels
   unsigned long long* status = nullptr;
@@ -92,6 +96,18 @@ extern PhaseEvents* phase_events;
 // threads costs more than they save). Tests set 0 to take the threaded path
 // on small frames.
 extern uint64_t parallel_group_work;
+
+// Whether the decoder's inverse 5/3 reads the detail subbands of its finest
+// 2D levels straight from the decoded symbols (dwt53_gpu.hpp,
+// CodedDetails) instead of the scatter writing them as int32 first (the
+// default; the benchmark times both). Not thread-safe.
+extern bool coded_detail_bands;
+// How many 2D levels, from level 1, the inverse reads that way (the coarser
+// ones go through the scatter). 1 by default: level 1 holds 3/4 of the
+// coefficients, and each coarser level read from the symbols took the
+// inverse longer than it saved the scatter (H100, u16 8192^2, level by
+// level in wavelet_gpu_bench). Not thread-safe.
+extern unsigned coded_detail_levels;
 
 // Whether the decoder decodes the groups' Huffman frames with one launch per
 // kernel shape (huffman_decode.hpp, the default) or one launch a group on
