@@ -60,9 +60,8 @@ __device__ __forceinline__ int32_t coded_value(const DetailBand& b, uint64_t i, 
 // N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
 // the columns clamped to [0, b.nx) as load_part clamps them (value by value
 // at a band's edge): the symbols with one vector load where they lie
-// aligned in the row, their N k low bits from a window of five words
-// (N k <= 96 bits from a bit offset below 32; two words for two values at
-// k <= 8); none for k = 0. All inline.
+// aligned in the row, their N k low bits from one window of five words
+// (N k <= 96 bits from a bit offset below 32; none for k = 0). All inline.
 // Measured against it on the H100 (finest level of a u16 8192^2 image,
 // bench/results/2026-11-27-h100-session15-*): the rare cases (edges,
 // unaligned, k > 16) out of line behind one call, with a 64-bit window for
@@ -106,34 +105,10 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
     return;
   }
   const uint64_t bit0 = i0 * k, w0 = bit0 / 32;
-  uint32_t off0, mask;
   uint32_t win[5];
-  if constexpr (N == 2) {
-    // Two values (the i32 kernels) with k <= 8: their 2k <= 16 bits from one
-    // funnel shift of two words (no z then exceeds 32 bits). Measured on the
-    // H100 (bench/results/2026-11-27-h100-session15-*-funnel-*): hdr_room16's
-    // level 1 (three i32 planes) 0.270 -> 0.246 ms a plane, with the offset
-    // and mask computed first as here (computed inside the branch, the
-    // kernel was 89644be's speed again); the same for the u16 kernels' four
-    // values cost them 2 %, so they keep the window alone.
-    off0 = static_cast<uint32_t>(bit0 % 32), mask = (1u << k) - 1;
-    if (k <= 8) {
-      const uint32_t lo = w0 < b.low_words ? b.low[w0] : 0u, hi = w0 + 1 < b.low_words ? b.low[w0 + 1] : 0u;
-      const uint32_t bits = __funnelshift_r(lo, hi, off0);
 #pragma unroll
-      for (int m = 0; m < N; ++m) {
-        const uint32_t z = sym[m] << k | ((bits >> (m * k)) & mask);
-        c[OFF + m] = static_cast<int32_t>((z >> 1) ^ (0u - (z & 1)));
-      }
-      return;
-    }
-#pragma unroll
-    for (int w = 0; w < 5; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
-  } else {
-#pragma unroll
-    for (int w = 0; w < 5; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
-    off0 = static_cast<uint32_t>(bit0 % 32), mask = (1u << k) - 1;
-  }
+  for (int w = 0; w < 5; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
+  const uint32_t off0 = static_cast<uint32_t>(bit0 % 32), mask = (1u << k) - 1;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
     const uint32_t bit = off0 + m * k, w = bit / 32, off = bit % 32;
