@@ -171,8 +171,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     });
     CUDA_CHECK(cudaMemcpy(scattered_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
     cuda::wavelet_gpu::coded_detail_bands = true;
-    std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the 2D levels' details read from "
-                "the symbols by the inverse above: %.3f ms), output %s\n",
+    std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
+                "by default level 1's, read from the symbols by the inverse above: %.3f ms), output %s\n",
                 scattered_ms, dec_ms, scattered_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
   }
 
