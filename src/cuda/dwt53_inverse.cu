@@ -114,12 +114,19 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
     const uint32_t bit = off0 + m * k, w = bit / 32, off = bit % 32;
     const uint32_t lo = w == 0 ? win[0] : w == 1 ? win[1] : w == 2 ? win[2] : win[3];
     const uint32_t hi = w == 0 ? win[1] : w == 1 ? win[2] : w == 2 ? win[3] : win[4];
-    const uint64_t z = (uint64_t{sym[m]} << k) | (__funnelshift_r(lo, hi, off) & mask);
-    if (z > 0xFFFFFFFFull)
-      atomicMin(wide,
-                static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i0 + m, (uint64_t{1} << 40) - 1)));
-    const uint32_t zz = static_cast<uint32_t>(z);
-    c[OFF + m] = static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+    const uint32_t z = sym[m] << k | (__funnelshift_r(lo, hi, off) & mask);  // z's low 32 bits
+    c[OFF + m] = static_cast<int32_t>((z >> 1) ^ (0u - (z & 1)));
+  }
+  // z = (symbol << k) | low reaches 2^32 only where the symbol has a bit at
+  // 32 - k or above, so only for k >= 17 (symbols are below 2^16). k is the
+  // band's, the same in every lane: below 17 the checks and their
+  // convergence barriers (one a value) are skipped as a block.
+  if (k > 16) {
+#pragma unroll
+    for (int m = 0; m < N; ++m)
+      if (sym[m] >> (32 - k))
+        atomicMin(wide,
+                  static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i0 + m, (uint64_t{1} << 40) - 1)));
   }
 }
 
