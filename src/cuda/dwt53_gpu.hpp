@@ -49,10 +49,10 @@ struct Box {
 // A detail subband read straight from a wavelet frame's decoded symbols
 // (cuda/wavelet_decode.cu) instead of from a coefficient array: the inverse
 // rebuilds each coefficient as the scatter would (FORMAT §10.4-10.5:
-// z = (symbol << k) | low bits, unzigzagged), so the details of its 2D
-// levels (all but the low band for most images) are never written as int32
-// and read back. Coefficient (x, y) of the box is value index0 + y nx + x of
-// its group.
+// z = (symbol << k) | low bits, unzigzagged), so the details read that way
+// (the wavelet decoder's level 1 by default: 3/4 of a 2D image's
+// coefficients) are never written as int32 and read back. Coefficient
+// (x, y) of the box is value index0 + y nx + x of its group.
 struct DetailBand {
   const uint8_t* symbols = nullptr;  // the group's decoded symbols (16-byte aligned)
   const uint32_t* low = nullptr;     // the group's low bits (8-byte aligned), low_words words
