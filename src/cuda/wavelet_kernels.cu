@@ -17,7 +17,11 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
-constexpr unsigned kScatterPerThread = 8;
+// 16 values a thread (tiles of 4,096, two block barriers each): the scatter
+// of a u16 8192^2 image's low band and levels 2+ took 0.005 ms less than
+// with 8 on all three benchmark images, and 32 was no better than 8 (H100,
+// bench/results/2026-11-27-h100-session15-scatter-tile-*).
+constexpr unsigned kScatterPerThread = 16;
 constexpr uint64_t kScatterTile = uint64_t{kThreads} * kScatterPerThread;
 
 unsigned blocks_for(uint64_t items) {

@@ -2,7 +2,7 @@
 // (cuda/wavelet_decode.cu):
 //  * scatter: every coefficient of every group at once (but the details of
 //    a 2D frame's level 1, which the inverse 5/3 reads from the symbols
-//    itself: coded_detail_bands below), a block per tile of 2,048
+//    itself: coded_detail_bands below), a block per tile of 4,096
 //    consecutive ones; block 0 also checks every group's low-bit padding. The tile's subband box comes from one binary
 //    search over the box table (a few dozen entries, L1-resident; per
 //    coefficient only in tiles that straddle a box edge). A thread rebuilds
