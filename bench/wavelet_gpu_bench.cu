@@ -140,40 +140,43 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
   std::printf("  device copy of the same %zu bytes: %.3f ms, %.1f GB/s (read + write), %.1f GS/s\n", bytes, copy_ms,
               2 * bytes / copy_ms / 1e6, n / copy_ms / 1e6);
   {
+    // One decode's median time under a setting, and whether its output is
+    // the CPU decoder's.
+    auto timed_decode = [&](bool& same) {
+      const float ms = bench::median_ms(repeat, stream, [&] {
+        device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+      });
+      std::vector<uint8_t> out(bytes);
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+      same = out == cpu_out;
+      return ms;
+    };
+    auto verdict = [](bool same) { return same ? "== the CPU decoder's" : "!= THE CPU DECODER'S"; };
+    bool same = false;
     // The same decode with the host's per-group work on the calling thread
     // alone (wavelet_gpu::parallel_group_work), against the threaded plan above.
     const uint64_t work = cuda::wavelet_gpu::parallel_group_work;
     cuda::wavelet_gpu::parallel_group_work = ~uint64_t{0};
-    const float serial_ms = bench::median_ms(repeat, stream, [&] {
-      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
-    });
+    const float serial_ms = timed_decode(same);
     cuda::wavelet_gpu::parallel_group_work = work;
     std::printf("  GPU decompress with the plan's group work on one host thread: %.3f ms (threaded above: %.3f ms)\n",
                 serial_ms, dec_ms);
     // The groups' Huffman frames with one launch each on the side streams
     // (wavelet_gpu::batched_group_decode off), against the batched launches above.
     cuda::wavelet_gpu::batched_group_decode = false;
-    std::vector<uint8_t> single_out(bytes);
-    const float single_ms = bench::median_ms(repeat, stream, [&] {
-      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
-    });
-    CUDA_CHECK(cudaMemcpy(single_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    const float single_ms = timed_decode(same);
     cuda::wavelet_gpu::batched_group_decode = true;
     std::printf("  GPU decompress with one launch a group: %.3f ms (one launch a kernel shape above: %.3f ms), "
-                "output %s\n", single_ms, dec_ms, single_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
+                "output %s\n", single_ms, dec_ms, verdict(same));
     // Level 1's details scattered as int32 and read back by the inverse
     // (wavelet_gpu::coded_detail_bands off), against the inverse reading
     // them from the symbols above.
     cuda::wavelet_gpu::coded_detail_bands = false;
-    std::vector<uint8_t> scattered_out(bytes);
-    const float scattered_ms = bench::median_ms(repeat, stream, [&] {
-      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
-    });
-    CUDA_CHECK(cudaMemcpy(scattered_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+    const float scattered_ms = timed_decode(same);
     cuda::wavelet_gpu::coded_detail_bands = true;
     std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
                 "by default level 1's, read from the symbols by the inverse above: %.3f ms), output %s\n",
-                scattered_ms, dec_ms, scattered_out == cpu_out ? "== the CPU decoder's" : "!= THE CPU DECODER'S");
+                scattered_ms, dec_ms, verdict(same));
   }
 
   // The parts inside the pipeline: events recorded by the decoder between

@@ -41,6 +41,8 @@ __device__ __forceinline__ void load_part(const Ref& r, int x0, int limit, int y
   }
 }
 
+__device__ __forceinline__ int32_t unzigzag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u - (z & 1))); }
+
 // Coefficient i of band b's group: z = (symbol << k) | its k low bits
 // (bits i k .. i k + k - 1 of the low-bit words, from a two-word window),
 // unzigzagged; a z of more than 32 bits is reported (the scatter's word).
@@ -53,8 +55,7 @@ __device__ __forceinline__ int32_t coded_value(const DetailBand& b, uint64_t i, 
   }
   if (z > 0xFFFFFFFFull)
     atomicMin(wide, static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i, (uint64_t{1} << 40) - 1)));
-  const uint32_t zz = static_cast<uint32_t>(z);
-  return static_cast<int32_t>((zz >> 1) ^ (0u - (zz & 1)));
+  return unzigzag(static_cast<uint32_t>(z));
 }
 
 // N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
@@ -101,7 +102,7 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
   const uint32_t k = b.shift;  // (uniform across the warp: one band a call)
   if (k == 0) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) c[OFF + i] = static_cast<int32_t>((sym[i] >> 1) ^ (0u - (sym[i] & 1)));
+    for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
     return;
   }
   const uint64_t bit0 = i0 * k, w0 = bit0 / 32;
@@ -115,7 +116,7 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
     const uint32_t lo = w == 0 ? win[0] : w == 1 ? win[1] : w == 2 ? win[2] : win[3];
     const uint32_t hi = w == 0 ? win[1] : w == 1 ? win[2] : w == 2 ? win[3] : win[4];
     const uint32_t z = sym[m] << k | (__funnelshift_r(lo, hi, off) & mask);  // z's low 32 bits
-    c[OFF + m] = static_cast<int32_t>((z >> 1) ^ (0u - (z & 1)));
+    c[OFF + m] = unzigzag(z);
   }
   // z = (symbol << k) | low reaches 2^32 only where the symbol has a bit at
   // 32 - k or above, so only for k >= 17 (symbols are below 2^16). k is the
@@ -324,12 +325,9 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
 template <typename T, int V, bool kCheck>
 void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   if (a.coded) {  // the wavelet decoder's 2D levels (u8, u16 or i32 out; dwt53_device.cu checked the shape)
-    if constexpr (!std::is_same_v<T, int16_t>) {
-      VLEC_REQUIRE(a.do_x && a.do_y && tu.prefetch, "dwt53: coded details need the fused, prefetching 2D pass");
-      return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
-    } else {
-      VLEC_REQUIRE(a.coded == nullptr, "dwt53: coded details for this sample type");
-    }
+    VLEC_REQUIRE((!std::is_same_v<T, int16_t>) && a.do_x && a.do_y && tu.prefetch,
+                 "dwt53: coded details need u8, u16 or i32 output and the fused, prefetching 2D pass");
+    if constexpr (!std::is_same_v<T, int16_t>) return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
   }
   if (a.do_x && a.do_y) {
     if (tu.prefetch) launch_rows<T, V, true, true, kCheck, true>(a, tu, stream);

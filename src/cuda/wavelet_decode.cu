@@ -244,10 +244,10 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const bool staged = prefix % 16 != 0;
   const bool direct = cuda::direct_samples(h);
   // The details of the finest 2D level(s) read by the inverse from the
-  // symbols: the scatter leaves them out. The inverse's level 1 then writes where the
-  // symbols do not live (its output, or the coefficients' region, which it
-  // no longer reads; with one level it still reads the low band there, so
-  // then only straight into the caller's output).
+  // symbols: the scatter leaves them out. The inverse's level 1 then writes
+  // where the symbols do not live (its output, or the coefficients' region,
+  // which it no longer reads; with one level it still reads the low band
+  // there, so then only straight into the caller's output).
   const CodedLevels coded = wg::coded_detail_bands ? code_levels(p, status) : CodedLevels{};
   const bool use_coded = !coded.planes.empty() && (coded.levels >= 2 || (direct && !staged));
   const std::vector<wg::BoxDesc>& scatter_boxes = use_coded ? coded.scatter_boxes : p.boxes;
@@ -330,14 +330,15 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const cuda::dwt::CodedDetails* coded_plane = use_coded ? coded.planes.data() : nullptr;
   if (direct)
     cuda::dwt::inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
-                 reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream,
-                 cuda::dwt::Tuning{}, coded_plane, use_coded ? coded.levels : 0);
+                       reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream,
+                       cuda::dwt::Tuning{}, coded_plane, use_coded ? coded.levels : 0);
   else
     for (unsigned pl = 0; pl < h.image.planes; ++pl)
       cuda::dwt::inverse(coeffs + pl * p.pixels, planes + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
-                   reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes, stream,
-                   cuda::dwt::Tuning{}, coded_plane ? coded_plane + std::size_t{pl} * coded.levels : nullptr,
-                   use_coded ? coded.levels : 0);
+                         reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
+                         stream, cuda::dwt::Tuning{},
+                         coded_plane ? coded_plane + std::size_t{pl} * coded.levels : nullptr,
+                         use_coded ? coded.levels : 0);
   phase(3);
   if (prefix) CUDA_CHECK(cudaMemcpyAsync(d_out, h.prefix.data(), prefix, cudaMemcpyHostToDevice, stream));
   if (!direct) {

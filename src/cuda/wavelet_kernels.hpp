@@ -3,15 +3,15 @@
 //  * scatter: every coefficient of every group at once (but the details of
 //    a 2D frame's level 1, which the inverse 5/3 reads from the symbols
 //    itself: coded_detail_bands below), a block per tile of 4,096
-//    consecutive ones; block 0 also checks every group's low-bit padding. The tile's subband box comes from one binary
-//    search over the box table (a few dozen entries, L1-resident; per
-//    coefficient only in tiles that straddle a box edge). A thread rebuilds
+//    consecutive ones. The tile's subband box comes from one binary search
+//    over the box table (a few dozen entries, L1-resident; per coefficient
+//    only in tiles that straddle a box edge). A thread rebuilds
 //    z = (symbol << k) | low from the decoded symbols and the packed low
-//    bits (two aligned 32-bit loads), checks that z fits 32 bits (and, for
-//    each group's last coefficient, that the low bits' padding is zero),
-//    unzigzags and writes the coefficient to its place in the plane.
-//    Consecutive threads take consecutive x of a box row, so reads and
-//    writes coalesce.
+//    bits (two aligned 32-bit loads), checks that z fits 32 bits, unzigzags
+//    and writes the coefficient to its place in the plane. Consecutive
+//    threads take consecutive x of a box row, so reads and writes coalesce.
+//    Block 0 also checks every group's low-bit padding (zero after the last
+//    value), whichever kernel reads the group's values.
 //  * join: one thread per pixel: inverse RCT (modular, as on the CPU), range
 //    check, interleave the planes, byte order.
 // Data errors go to device words (atomicMin of the first position), read
