@@ -16,7 +16,13 @@
 // wavelet_encode_kernels.hpp, encode_phases), its frame compared byte for
 // byte with the CPU writer's, and decoded again on the GPU.
 //
-//   wavelet_gpu_bench [--size 8192] [--repeat 20] [image.pgm ...]
+//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [image.pgm ...]
+//
+// --profile runs, per input, two warm-ups and then one GPU compress or
+// decompress between cudaProfilerStart and cudaProfilerStop, and nothing
+// else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
+#include <cuda_profiler_api.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -101,6 +107,37 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// --profile: the operation to profile alone ("" runs the whole benchmark).
+std::string profile_op;
+
+// One GPU compress or decompress (profile_op) of `in` between
+// cudaProfilerStart and cudaProfilerStop, after two warm-ups.
+void profile_one(const Input& in, const WaveletImage& im, const std::vector<uint8_t>& frame, cudaStream_t stream) {
+  const std::size_t bytes = 2 * im.samples();
+  DeviceBuffer<uint8_t> d_samples(bytes), d_frame(frame.size());
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_frame.get(), frame.data(), frame.size(), cudaMemcpyHostToDevice));
+  const std::size_t cap = device::wavelet_compress_capacity(im, 0);
+  const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
+  const std::size_t dtemp = device::wavelet_decompress_temp_bytes(d_frame.get(), frame.size());
+  DeviceBuffer<uint8_t> d_gframe(cap), d_temp(std::max(etemp, dtemp));
+  auto once = [&] {
+    if (profile_op == "compress")
+      device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_temp.get(), etemp, stream);
+    else
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_samples.get(), bytes, d_temp.get(), dtemp, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  once();
+  once();
+  CUDA_CHECK(cudaProfilerStart());
+  const auto t0 = std::chrono::steady_clock::now();
+  once();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CUDA_CHECK(cudaProfilerStop());
+  std::printf("  profiled one GPU %s: %.3f ms (host clock, under the profiler)\n", profile_op.c_str(), ms);
+}
+
 void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
   WaveletImage im;
   im.width = size, im.height = size, im.planes = 1, im.dtype = DType::u16;
@@ -112,6 +149,10 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
   const double cpu_compress_s = seconds_since(t0);
   std::printf("\n%s\n  %zu x %zu u16: frame %zu bytes, ratio %.3f; CPU compress %.1f ms (%.2f GS/s)\n", in.name.c_str(),
               size, size, frame.size(), double(bytes) / frame.size(), 1e3 * cpu_compress_s, n / cpu_compress_s / 1e9);
+  if (!profile_op.empty()) {
+    profile_one(in, im, frame, stream);
+    return;
+  }
   t0 = std::chrono::steady_clock::now();
   DecompressOptions cpu;
   cpu.backend = Backend::cpu;
@@ -390,24 +431,60 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                 same ? "==" : "!=");
     if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
     std::printf("\n");
-    cuda::wavelet_gpu::EncodePhases ph;
-    cuda::wavelet_gpu::encode_phases = &ph;
-    std::vector<std::vector<double>> parts(cuda::wavelet_gpu::EncodePhases::kCount - 1);
+    // The embedded frames enqueued from the calling thread alone
+    // (wavelet_gpu::threaded_frame_enqueue off), against a thread per side stream above.
+    cuda::wavelet_gpu::threaded_frame_enqueue = false;
+    const float serial_enc_ms = bench::median_ms(repeat, stream, [&] {
+      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+    });
+    cuda::wavelet_gpu::threaded_frame_enqueue = true;
+    std::vector<uint8_t> serial_frame(gbytes);
+    CUDA_CHECK(cudaMemcpy(serial_frame.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+    std::printf("  GPU compress with the embedded frames enqueued from one host thread: %.3f ms (a thread per side "
+                "stream above: %.3f ms), frame %s the CPU writer's\n",
+                serial_enc_ms, enc_ms, serial_frame == frame ? "==" : "!=");
+    // The encoder's steps: host time between its points, and the GPU's
+    // span of each step's work (events at the points; cuda/
+    // wavelet_encode_kernels.hpp, EncodePoint); medians.
+    namespace wg = cuda::wavelet_gpu;
+    wg::EncodePhases ph;
+    for (auto& e : ph.gpu) CUDA_CHECK(cudaEventCreate(&e));
+    wg::encode_phases = &ph;
+    std::vector<std::vector<double>> host(wg::EncodePhases::kCount - 1);
+    struct Span {
+      wg::EncodePoint from, to;
+      const char* name;
+    };
+    const Span spans[] = {{wg::kStart, wg::kStatsEnqueued, "step 1 (checksum, 5/3, tops, histograms)"},
+                          {wg::kStatsRead, wg::kShiftsEnqueued, "shift rule"},
+                          {wg::kDecided, wg::kSymbolsEnqueued, "symbols, low bits, runs"},
+                          {wg::kCodecsChosen, wg::kFramesEnqueued, "embedded frames"},
+                          {wg::kFramesRead, wg::kEnd, "header + copies"}};
+    std::vector<std::vector<float>> gpu(std::size(spans));
     for (int r = 0; r < repeat; ++r) {
       device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-      for (unsigned i = 0; i + 1 < cuda::wavelet_gpu::EncodePhases::kCount; ++i)
-        parts[i].push_back(1e3 * (ph.at[i + 1] - ph.at[i]));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (unsigned i = 0; i + 1 < wg::EncodePhases::kCount; ++i) host[i].push_back(1e3 * (ph.at[i + 1] - ph.at[i]));
+      for (std::size_t i = 0; i < std::size(spans); ++i) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[spans[i].from], ph.gpu[spans[i].to]));
+        gpu[i].push_back(ms);
+      }
     }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    cuda::wavelet_gpu::encode_phases = nullptr;
-    static const char* const kSteps[] = {"wait 1 (checksum, 5/3, tops)", "wait 2 (shift rule on the GPU)", "host decisions",
-                                         "wait 3 (symbols, low bits, runs)", "codec choices", "wait 4 (embedded frames)",
-                                         "header + copies enqueued"};
-    std::printf("  inside the GPU compress (host clock, medians):");
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      std::sort(parts[i].begin(), parts[i].end());
-      std::printf("%s %s %.3f ms", i ? ";" : "", kSteps[i], parts[i][parts[i].size() / 2]);
-    }
+    wg::encode_phases = nullptr;
+    for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));
+    static const char* const kSteps[] = {"step 1 enqueued", "wait 1", "shift rule enqueued", "wait 2",
+                                         "host decisions", "symbols enqueued", "wait 3", "codec choices",
+                                         "embedded frames enqueued", "wait 4", "header + copies enqueued"};
+    static_assert(std::size(kSteps) == wg::EncodePhases::kCount - 1, "a name per step");
+    auto median = [](auto& v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::printf("  inside the GPU compress, host clock (medians):");
+    for (std::size_t i = 0; i < host.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", kSteps[i], median(host[i]));
+    std::printf("\n  inside the GPU compress, GPU span of each step's work (events, medians):");
+    for (std::size_t i = 0; i < gpu.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", spans[i].name, median(gpu[i]));
     std::printf("\n");
     const std::size_t dtemp = device::wavelet_decompress_temp_bytes(d_gframe.get(), gbytes);
     DeviceBuffer<uint8_t> d_dtemp(dtemp);
@@ -428,7 +505,12 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--size" && i + 1 < argc) size = std::stoul(argv[++i]);
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
+    else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
     else files.push_back(a);
+  }
+  if (!profile_op.empty() && profile_op != "compress" && profile_op != "decompress") {
+    std::fprintf(stderr, "--profile takes compress or decompress, not %s\n", profile_op.c_str());
+    return 2;
   }
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

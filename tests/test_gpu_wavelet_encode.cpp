@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/wavelet_encode_kernels.hpp"
 #include "test_util.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
@@ -151,6 +152,23 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
     o.levels = levels;
     check_case(data, im, o, "every level");
   }
+}
+
+// The embedded frames enqueued from a host thread per side stream (the
+// default) and from the calling thread alone write the same frame: three
+// planes at six levels make 40-odd groups over the four side streams.
+TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(58);
+  const WaveletImage im = image(301, 203, 1, 3, DType::u16);
+  const Bytes data = photo(im, seed, 2.0);
+  for (bool threaded : {true, false}) {
+    cuda::wavelet_gpu::threaded_frame_enqueue = threaded;
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, threaded ? "a thread per side stream" : "one thread");
+  }
+  cuda::wavelet_gpu::threaded_frame_enqueue = true;
 }
 
 TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {

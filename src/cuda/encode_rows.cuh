@@ -11,6 +11,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/encode_kernels.cuh"
+#include "cuda/launch_cache.hpp"
 #include "cuda/xxh3_warp.cuh"
 #include "huffman/layout.hpp"
 
@@ -319,11 +320,9 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
 template <class KernelFor>
 void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFor&& kernel_for) {
   if (a.chunk_count == 0) return;
-  int sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   auto launch = [&](auto kernel) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, 0));
-    const uint64_t blocks = std::min<uint64_t>(a.chunk_count, uint64_t(sms) * std::max(per_sm, 1));
+    const uint64_t blocks =
+        std::min<uint64_t>(a.chunk_count, resident_blocks(reinterpret_cast<const void*>(kernel), kWarps * 32));
     kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
   };
   auto launch_all = [&](auto sym) {

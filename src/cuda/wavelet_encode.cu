@@ -31,6 +31,8 @@
 // coefficient, every codec's temp. The embedded frames share the
 // coefficients' region (the symbols kernel has consumed it before the
 // first frame is written).
+#include <cub/device/device_memcpy.cuh>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -61,15 +63,16 @@
 namespace vlec::cuda {
 
 wavelet_gpu::EncodePhases* wavelet_gpu::encode_phases = nullptr;
+bool wavelet_gpu::threaded_frame_enqueue = true;
 
 namespace {
 
 namespace wg = wavelet_gpu;
 
-void phase(unsigned i) {
-  if (wg::encode_phases)
-    wg::encode_phases->at[i] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+void phase(wg::EncodePoint i, cudaStream_t stream) {
+  if (!wg::encode_phases) return;
+  wg::encode_phases->at[i] = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (wg::encode_phases->gpu[i]) CUDA_CHECK(cudaEventRecord(wg::encode_phases->gpu[i], stream));
 }
 using wavelet::Box;
 using wavelet::GroupSpec;
@@ -90,20 +93,6 @@ void check_image(const WaveletImage& im) {
   SAFETY_CHECK(im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis, ErrorCode::unavailable,
                "the GPU writes wavelet frames with axes below 2^30 samples, not ", im.width, " x ", im.height, " x ",
                im.depth);
-}
-
-// Tiles of the boxes (box index order).
-std::vector<wg::EncodeTile> tiles_for(const std::vector<wg::EncodeBox>& boxes) {
-  std::vector<wg::EncodeTile> tiles;
-  for (uint32_t b = 0; b < boxes.size(); ++b)
-    for (uint64_t at = 0; at < boxes[b].n; at += wg::kTileValues) {
-      wg::EncodeTile t;
-      t.start = at;
-      t.box = b;
-      t.count = static_cast<uint32_t>(std::min<uint64_t>(wg::kTileValues, boxes[b].n - at));
-      tiles.push_back(t);
-    }
-  return tiles;
 }
 
 wg::EncodeBox encode_box(const Box& b, uint64_t plane_base) {
@@ -154,7 +143,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 
   HostWrites writes;  // descriptor uploads; every one is waited for by a later wait
   // 1. Checksum, planes, transform, statistics.
-  phase(0);
+  phase(wg::kStart, stream);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * kStatusWords, stream));
   const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
   if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
@@ -183,26 +172,25 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     e.slot = s.slot;
     large_boxes.push_back(e);
   }
-  const std::vector<wg::EncodeTile> large_tiles = tiles_for(large_boxes);
+  const uint32_t large_tile_count = wg::number_tiles(large_boxes.data(), large_boxes.size());
+  const auto large_box_count = static_cast<uint32_t>(large_boxes.size());
   auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
-  auto* stat_tiles = reinterpret_cast<wg::EncodeTile*>(t + L.stat_tiles);
   writes.add(stat_boxes, large_boxes, stream);
-  writes.add(stat_tiles, large_tiles, stream);
   auto* tops = reinterpret_cast<uint32_t*>(t + L.tops);
   auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
   if (L.large) {
     CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
   }
-  const auto large_tile_count = static_cast<uint32_t>(large_tiles.size());
-  wg::launch_tops(geo, stat_boxes, stat_tiles, large_tile_count, tops, stream);
-  wg::launch_histogram(geo, stat_boxes, stat_tiles, large_tile_count, L.large, tops, hist, stream);
+  wg::launch_tops(geo, stat_boxes, large_box_count, large_tile_count, tops, stream);
+  wg::launch_histogram(geo, stat_boxes, large_box_count, large_tile_count, L.large, tops, hist, stream);
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
   HostReads reads;
   reads.add(st, status, kStatusWords);
   reads.add(host_tops, tops, L.large);
+  phase(wg::kStatsEnqueued, stream);
   reads.wait(stream);  // wait 1
-  phase(1);
+  phase(wg::kStatsRead, stream);
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
                  " reported sample ", st[kStatusDwt + p], " out of range");
@@ -218,8 +206,9 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                  tops, hist, t + L.scratch, L.scratch_bytes, results, writes, stream);
   std::vector<wg::ShiftResult> host_results;
   reads.add(host_results, results, candidates.candidates());
+  phase(wg::kShiftsEnqueued, stream);
   reads.wait(stream);  // wait 2
-  phase(2);
+  phase(wg::kShiftsRead, stream);
 
   // 2. The writer's decisions, by the CPU writer's code, on the GPU's answers
   // (a few dozen lookups: on one thread, as threads would cost more to start).
@@ -265,20 +254,20 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                ErrorCode::cuda_error, "wavelet encode regions exceeded");
 
   // 3. Symbols, low bits, runs.
-  phase(3);
-  const std::vector<wg::EncodeTile> sym_tiles = tiles_for(sym_boxes);
+  phase(wg::kDecided, stream);
+  const uint32_t sym_tile_count = wg::number_tiles(sym_boxes.data(), sym_boxes.size());
   writes.add(t + L.sym_boxes, sym_boxes, stream);
-  writes.add(t + L.sym_tiles, sym_tiles, stream);
   writes.add(t + L.groups, groups, stream);
   auto* runs = reinterpret_cast<unsigned long long*>(t + L.runs);
   CUDA_CHECK(cudaMemsetAsync(runs, 0, 8 * G, stream));
   if (low_used) CUDA_CHECK(cudaMemsetAsync(t + L.low, 0, low_used, stream));
   wg::launch_symbols(geo, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
-                     reinterpret_cast<const wg::EncodeTile*>(t + L.sym_tiles), static_cast<uint32_t>(sym_tiles.size()),
+                     static_cast<uint32_t>(sym_boxes.size()), sym_tile_count,
                      reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs, stream);
   std::vector<uint64_t> host_runs;
+  phase(wg::kSymbolsEnqueued, stream);
   read_now(host_runs, runs, G, stream);  // wait 3
-  phase(4);
+  phase(wg::kSymbolsRead, stream);
   std::vector<Codec> codecs(G, Codec::huffman);
   std::vector<uint8_t> symbols;
   for (std::size_t g = 0; g < G; ++g) {
@@ -288,7 +277,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   }
 
   // 4. The embedded frames, side by side (the coefficients' region is free now).
-  phase(5);
+  phase(wg::kCodecsChosen, stream);
   const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + kEncodeSideStreams);
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
   std::vector<std::size_t> frame_at(G);
@@ -301,19 +290,29 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   CallEvents events;
   const std::size_t used = std::min<std::size_t>(side.size(), G);
   fork_side_streams(events, stream, used);
-  for (std::size_t g = 0; g < G; ++g) {
-    const device::CompressOptions fo = frame_options(codecs[g], types[g]);
-    const std::size_t s = g % side.size();
-    // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
-    const uint32_t alphabet = static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
-    compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
-                              device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
-                              t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo, alphabet);
-  }
+  // Side stream s takes groups s, s + used, ... in order. Each group's
+  // enqueue is ~8 launches, ~40 us of the host's time: with
+  // wavelet_gpu::threaded_frame_enqueue a host thread per side stream
+  // enqueues its groups (each thread on the caller's device).
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  auto enqueue_side = [&](std::size_t s) {
+    if (wg::threaded_frame_enqueue) CUDA_CHECK(cudaSetDevice(device));
+    for (std::size_t g = s; g < G; g += used) {
+      const device::CompressOptions fo = frame_options(codecs[g], types[g]);
+      // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
+      const uint32_t alphabet = static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
+      compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
+                                device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
+                                t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo, alphabet);
+    }
+  };
+  parallel_for(used, wg::threaded_frame_enqueue ? static_cast<unsigned>(used) : 1, enqueue_side);
   join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;
+  phase(wg::kFramesEnqueued, stream);
   read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
-  phase(6);
+  phase(wg::kFramesRead, stream);
   std::vector<uint64_t> frame_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
     SAFETY_CHECK(host_sizes[2 * g + 1] == ~0ull, ErrorCode::cuda_error, "wavelet group ", g,
@@ -326,18 +325,39 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   const std::vector<uint8_t> area = wavelet::finish_header(h, plan.specs, shifts, counts, frame_bytes, &frame_total);
   SAFETY_CHECK(frame_total <= capacity, ErrorCode::output_too_small, "wavelet frame needs ", frame_total,
                " bytes but the output buffer holds ", capacity);
+  // The header area, then the groups' frames and low bits by one batched
+  // copy (cub::DeviceMemcpy::Batched): 2 * G cudaMemcpyAsync calls cost the
+  // host ~0.2 ms at 8192^2. The host arrays are pageable: wait 4 has left
+  // the stream empty, so staging them costs no wait, and they need not
+  // outlive the call.
   copy_to_device(d_frame, area, stream);
   uint8_t* payload = d_frame + area.size();
+  std::vector<uint64_t> src, dst, copy_bytes;
   for (std::size_t g = 0; g < G; ++g) {
     const wavelet::Group& gr = h.groups[g];
-    CUDA_CHECK(cudaMemcpyAsync(payload + gr.frame_offset, t + L.coeffs + frame_at[g], gr.frame_bytes,
-                               cudaMemcpyDeviceToDevice, stream));
+    src.push_back(reinterpret_cast<uintptr_t>(t + L.coeffs + frame_at[g]));
+    dst.push_back(reinterpret_cast<uintptr_t>(payload + gr.frame_offset));
+    copy_bytes.push_back(gr.frame_bytes);
     const uint64_t low = wavelet::low_bits_bytes(counts[g], shifts[g]);
-    if (low)
-      CUDA_CHECK(cudaMemcpyAsync(payload + gr.bits_offset, t + L.low + low_at[g], low, cudaMemcpyDeviceToDevice,
-                                 stream));
+    if (low) {
+      src.push_back(reinterpret_cast<uintptr_t>(t + L.low + low_at[g]));
+      dst.push_back(reinterpret_cast<uintptr_t>(payload + gr.bits_offset));
+      copy_bytes.push_back(low);
+    }
   }
-  phase(7);
+  const std::size_t copies = src.size();
+  SAFETY_CHECK(copies <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ", copies,
+               " pieces is above the bound ", L.max_copies);
+  std::vector<uint64_t> table = src;
+  table.insert(table.end(), dst.begin(), dst.end());
+  table.insert(table.end(), copy_bytes.begin(), copy_bytes.end());
+  auto* d_table = reinterpret_cast<uint64_t*>(t + L.copy_table);
+  copy_to_device(d_table, table, stream);
+  std::size_t copy_temp = L.copy_temp_bytes;
+  CUDA_CHECK(cub::DeviceMemcpy::Batched(t + L.copy_temp, copy_temp, reinterpret_cast<const void* const*>(d_table),
+                                        reinterpret_cast<void* const*>(d_table + copies), d_table + 2 * copies,
+                                        static_cast<int64_t>(copies), stream));
+  phase(wg::kEnd, stream);
   return frame_total;
 }
 

@@ -36,6 +36,31 @@ constexpr uint32_t kBlockTiles = 8;
 // the partial words at both ends.
 constexpr uint32_t kTileWords = (kTileValues * 24 + 31) / 32 + 2;
 
+// Tile: `count` coefficients from `start` (box-relative) of box `box`.
+struct EncodeTile {
+  uint64_t start = 0;
+  uint32_t box = 0;
+  uint32_t count = 0;
+};
+
+// Tile ti: its box is the last whose tile0 <= ti (tile0 never decreases; an
+// empty box has the next box's tile0, so the last such box is never empty).
+// A binary search over a few dozen boxes (19 a plane at 6 levels in 2D),
+// which stay in L1.
+__device__ EncodeTile tile_at(const EncodeBox* boxes, uint32_t box_count, uint32_t ti) {
+  uint32_t lo = 0, hi = box_count;  // boxes[lo].tile0 <= ti < boxes[hi].tile0 (boxes[0].tile0 == 0)
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (boxes[mid].tile0 <= ti) lo = mid;
+    else hi = mid;
+  }
+  EncodeTile t;
+  t.box = lo;
+  t.start = uint64_t{ti - boxes[lo].tile0} * kTileValues;
+  t.count = static_cast<uint32_t>(min(uint64_t{kTileValues}, boxes[lo].n - t.start));
+  return t;
+}
+
 struct MaxOp {
   __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
@@ -143,20 +168,21 @@ __global__ void swap16_kernel(const uint16_t* in, uint16_t* out, uint64_t count)
 }
 
 __global__ void __launch_bounds__(kEncodeThreads) tops_kernel(PlaneGeometry g, const EncodeBox* boxes,
-                                                              const EncodeTile* tiles, uint32_t tile_count,
+                                                              uint32_t box_count, uint32_t tile_count,
                                                               uint32_t* tops) {
   using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
   __shared__ typename Reduce::TempStorage scratch;
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
   uint32_t top = 0;
   for (uint32_t ti = first; ti < end; ++ti) {
-    const EncodeTile tile = tiles[ti];
+    const EncodeTile tile = tile_at(boxes, box_count, ti);
     const EncodeBox b = boxes[tile.box];
     const TileValues<kEncodeThreads> v(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i) top = max(top, v.z[i]);  // invalid items are 0
-    // The box's largest value goes out where its run of tiles in this block ends.
-    if (ti + 1 == end || tiles[ti + 1].box != tile.box) {
+    // The box's largest value goes out where its run of tiles in this block
+    // ends: at the block's last tile or the box's.
+    if (ti + 1 == end || tile.start + tile.count == b.n) {
       const uint32_t block_top = Reduce(scratch).Reduce(top, MaxOp{});
       if (threadIdx.x == 0) atomicMax(&tops[b.slot], block_top);
       top = 0;
@@ -224,13 +250,13 @@ struct FlushCounts {  // 32-bit counters, one a bin
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
-                                                                   const EncodeTile* tiles, uint32_t tile_count,
+                                                                   uint32_t box_count, uint32_t tile_count,
                                                                    const uint32_t* tops, unsigned long long* hist) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
   for (uint32_t ti = first; ti < end; ++ti) {  // every test below is uniform across the block
-    const EncodeTile tile = tiles[ti];
+    const EncodeTile tile = tile_at(boxes, box_count, ti);
     const EncodeBox b = boxes[tile.box];
     const BoxBins bb = box_bins(tops[b.slot]);
     unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
@@ -264,20 +290,20 @@ struct FlushPairs {  // 16-bit counters, two a word
 // Where no box is wide (most images), a chunk costs one look at its tiles,
 // all at once (a block per chunk, each looking at 16 tiles in turn, took
 // 0.14 ms at 8192^2 for nothing).
-__device__ bool wide_tile(const EncodeBox* boxes, const EncodeTile* tiles, const uint32_t* tops, uint32_t ti) {
-  const EncodeBox& b = boxes[tiles[ti].box];
+__device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint32_t* tops, uint32_t ti) {
+  const EncodeBox& b = boxes[tile_at(boxes, box_count, ti).box];
   return wide_box(b, box_bins(tops[b.slot]).bins);
 }
 
-__device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles,
+__device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
                                  uint32_t* pairs, uint32_t chunk) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
-  const bool mine = threadIdx.x < end - first && wide_tile(boxes, tiles, tops, first + threadIdx.x);
+  const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
   BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   for (uint32_t ti = first; ti < end; ++ti) {
-    const EncodeTile tile = tiles[ti];
+    const EncodeTile tile = tile_at(boxes, box_count, ti);
     const EncodeBox b = boxes[tile.box];
     const BoxBins bb = box_bins(tops[b.slot]);
     if (!wide_box(b, bb.bins)) continue;  // uniform across the block
@@ -298,13 +324,13 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
 // (the others are histogram_kernel's). Consecutive tiles of one box share the
 // counters; a new box flushes them first.
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
-                                                                         const EncodeTile* tiles, uint32_t tile_count,
+                                                                         uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
                                                                          unsigned long long* hist) {
   extern __shared__ uint32_t pairs[];  // bins 2w and 2w + 1 in the low and high half of word w
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   for (uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x)
-    count_wide_chunk(g, boxes, tiles, tile_count, tops, hist, pairs, chunk);
+    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk);
 }
 
 // Four consecutive values a thread (quad q of the tile: thread q %
@@ -316,12 +342,12 @@ __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGe
 // atomics on one shared word. (TileValues' all-loads-first form took 100
 // registers here and ran slower: 0.37 -> 0.50 ms for u16 8192^2.)
 __global__ void __launch_bounds__(kEncodeThreads) symbols_kernel(PlaneGeometry g, const EncodeBox* boxes,
-                                                                 const EncodeTile* tiles, const EncodeGroup* groups,
+                                                                 uint32_t box_count, const EncodeGroup* groups,
                                                                  unsigned long long* runs) {
   using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
   __shared__ typename Reduce::TempStorage scratch;
   __shared__ uint32_t words[kTileWords];
-  const EncodeTile tile = tiles[blockIdx.x];
+  const EncodeTile tile = tile_at(boxes, box_count, blockIdx.x);
   const EncodeBox b = boxes[tile.box];
   const EncodeGroup grp = groups[b.group];
   const unsigned k = grp.shift;
@@ -433,15 +459,25 @@ void launch_swap16(const uint16_t* in, uint16_t* out, uint64_t count, cudaStream
   CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+uint32_t number_tiles(EncodeBox* boxes, std::size_t count) {
+  uint64_t tiles = 0;
+  for (std::size_t b = 0; b < count; ++b) {
+    boxes[b].tile0 = static_cast<uint32_t>(tiles);
+    tiles += (boxes[b].n + kTileValues - 1) / kTileValues;
+    VLEC_REQUIRE(tiles < (uint64_t{1} << 32), "wavelet encode of more than 2^32 tiles");
+  }
+  return static_cast<uint32_t>(tiles);
+}
+
+void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                  uint32_t* tops, cudaStream_t stream) {
   if (tile_count == 0) return;
-  tops_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(g, boxes, tiles,
+  tops_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(g, boxes, box_count,
                                                                                              tile_count, tops);
   CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                       uint32_t slots, const uint32_t* tops, unsigned long long* hist, cudaStream_t stream) {
   if (tile_count == 0) return;
   zero_used_bins_kernel<<<dim3(kHistBins / 1024, slots), 1024, 0, stream>>>(tops, hist);
@@ -455,17 +491,17 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const Enco
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   histogram_wide_kernel<<<std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1))), kWideThreads,
-                          kWideShared, stream>>>(g, boxes, tiles, tile_count, tops, hist);
+                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, tiles, tile_count, tops, hist);
+      g, boxes, box_count, tile_count, tops, hist);
   CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                     const EncodeGroup* groups, unsigned long long* runs, cudaStream_t stream) {
   if (tile_count == 0) return;
-  symbols_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, tiles, groups, runs);
+  symbols_kernel<<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, box_count, groups, runs);
   CUDA_CHECK(cudaGetLastError());
 }
 

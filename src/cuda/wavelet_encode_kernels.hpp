@@ -14,13 +14,17 @@
 //    covers whole and ORs the two it shares with neighbouring tiles into
 //    global memory), and the number of symbol runs.
 // Every kernel but split works on tiles of up to kTileValues consecutive
-// coefficients of one box (coefficient order: x, then y, then z), listed by
-// the host, so no tile straddles a box and consecutive threads read
-// consecutive x of a row.
+// coefficients of one box (coefficient order: x, then y, then z): box b's
+// tiles are numbered from b.tile0 (number_tiles), and a block finds its
+// tile's box from that number, so no tile straddles a box, consecutive
+// threads read consecutive x of a row, and no tile list crosses PCIe (the
+// host built and uploaded 32,768 tiles twice per u16 8192^2 image: ~0.3 ms
+// of the host's time on the H100 machine).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vlec::cuda::wavelet_gpu {
@@ -39,14 +43,12 @@ struct EncodeBox {
   uint64_t prev = ~0ull;  // symbols: array index of the coefficient before the box in its group (~0: the group's first)
   uint32_t group = 0;   // symbols: group index
   uint32_t slot = 0;    // stats: histogram slot and top index
+  uint32_t tile0 = 0;   // the number of the box's first tile (number_tiles)
 };
 
-// Tile: `count` coefficients from `start` (box-relative) of box `box`.
-struct EncodeTile {
-  uint64_t start = 0;
-  uint32_t box = 0;
-  uint32_t count = 0;
-};
+// Sets every box's tile0 (boxes in order, ceil(n / kTileValues) tiles each)
+// and returns the number of tiles.
+uint32_t number_tiles(EncodeBox* boxes, std::size_t count);
 
 struct EncodeGroup {
   uint8_t* symbols = nullptr;  // n symbols of `width` bytes
@@ -67,24 +69,46 @@ void launch_swap16(const uint16_t* in, uint16_t* out, uint64_t count, cudaStream
 
 // tops[box.slot] (zeroed before) = largest zigzag value; hist[box.slot * kHistBins + (z >> k0)] counted
 // for the boxes of `tiles` (slots 0 .. slots - 1; launch_histogram zeroes the bins each uses first).
-void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+// `boxes` (box_count of them, numbered by number_tiles) hold tile_count tiles.
+void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                  uint32_t* tops, cudaStream_t stream);
-void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                       uint32_t slots, const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
 // Symbols and low bits of every group; runs[group] (zeroed before) += the
 // values that start a run (differ from the value before in the group).
-void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, const EncodeTile* tiles, uint32_t tile_count,
+void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                     const EncodeGroup* groups, unsigned long long* runs, cudaStream_t stream);
 
+// Whether the writer enqueues its groups' embedded frames from a host thread
+// per side stream (true, the default) or from the calling thread alone (the
+// benchmark compares the two).
+extern bool threaded_frame_enqueue;
+
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
-// the host's steady clock (seconds) at its start and after each step: wait 1
-// (checksum, transform, tops), wait 2 (the GPU's shift rule answers), the
-// host's decisions, wait 3 (symbols, low bits, runs), the codec choices of
-// run-heavy groups, wait 4 (embedded frames), the end of the enqueue. Not
+// the host's steady clock (seconds) at each of its points (EncodePoint), and
+// records gpu[point] on the caller's stream there if the caller created it.
+// A step's GPU span is gpu[its enqueued point] - gpu[the point before its
+// enqueue began]; its wait on the host, at[done] - at[enqueued]. Not
 // thread-safe; null (the default) records nothing.
+enum EncodePoint : unsigned {
+  kStart,
+  kStatsEnqueued,  // step 1: checksum, transform, tops, histograms
+  kStatsRead,      // wait 1
+  kShiftsEnqueued,
+  kShiftsRead,     // wait 2
+  kDecided,        // the writer's decisions (host)
+  kSymbolsEnqueued,
+  kSymbolsRead,    // wait 3
+  kCodecsChosen,   // run-heavy groups' codec choices
+  kFramesEnqueued,
+  kFramesRead,     // wait 4
+  kEnd,            // header area and copies enqueued
+  kEncodePoints
+};
 struct EncodePhases {
-  static constexpr unsigned kCount = 8;
+  static constexpr unsigned kCount = kEncodePoints;
   double at[kCount] = {};
+  cudaEvent_t gpu[kCount] = {};
 };
 extern EncodePhases* encode_phases;
 

@@ -5,9 +5,12 @@
 // and every codec's temp.
 #include "cuda/wavelet_encode_layout.hpp"
 
+#include <cub/device/device_memcpy.cuh>
+
 #include <algorithm>
 #include <map>
 
+#include "cuda/cuda_check.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
@@ -55,7 +58,6 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
       s.plane = p;
       s.box = b;
       s.slot = L.large++;
-      L.tiles += tiles_of(b.samples());
       L.boxes.push_back(s);
     }
   }
@@ -97,9 +99,7 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.sizes = take(16 * L.max_groups);
   L.groups = take(sizeof(wg::EncodeGroup) * L.max_groups);
   L.stat_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
-  L.stat_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
   L.sym_boxes = take(sizeof(wg::EncodeBox) * L.boxes.size());
-  L.sym_tiles = take(sizeof(wg::EncodeTile) * L.tiles);
   L.hist = take(8 * std::size_t{wg::kHistBins} * L.large);
   L.candidates_at = take(sizeof(wg::ShiftCandidate) * L.candidates);
   L.parts_at = take(4 * L.candidate_parts);
@@ -112,8 +112,20 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.dwt = take(L.dwt_bytes);
   L.hash = take(L.hash_bytes);
   L.frame_temp = take(L.frame_temp_bytes * kEncodeSideStreams);
+  L.max_copies = 2 * L.max_groups;
+  L.copy_table = take(3 * 8 * L.max_copies);  // sources, destinations, sizes
+  L.copy_temp_bytes = batched_copy_temp_bytes(L.max_copies);
+  L.copy_temp = take(L.copy_temp_bytes);
   L.total = at;
   return L;
+}
+
+std::size_t batched_copy_temp_bytes(std::size_t copies) {
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceMemcpy::Batched(nullptr, bytes, static_cast<const void* const*>(nullptr),
+                                        static_cast<void* const*>(nullptr), static_cast<const uint64_t*>(nullptr),
+                                        static_cast<int64_t>(copies)));
+  return bytes;
 }
 
 }  // namespace vlec::cuda::wavelet_layout

@@ -54,21 +54,22 @@ struct Layout {
   uint64_t pixels = 0;
   std::vector<StatBox> boxes;
   uint32_t large = 0;         // boxes (histogram slots)
-  uint64_t tiles = 0;         // tiles over all boxes
   std::size_t candidates = 0, candidate_parts = 0, scratch_bytes = 0;  // GroupShifts' sizes
   std::size_t max_groups = 0;
   // Region offsets and sizes.
-  std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, stat_tiles = 0, sym_boxes = 0,
-              sym_tiles = 0, hist = 0, candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0,
-              coeffs = 0, symbols = 0, low = 0, dwt = 0, hash = 0,
-              frame_temp = 0;
+  std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, sym_boxes = 0, hist = 0,
+              candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0, coeffs = 0, symbols = 0, low = 0,
+              dwt = 0, hash = 0, frame_temp = 0, copy_table = 0, copy_temp = 0;
   std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
-              frame_temp_bytes = 0, total = 0;
+              frame_temp_bytes = 0, copy_temp_bytes = 0, total = 0;
+  std::size_t max_copies = 0;  // the payload's pieces: a frame and low bits per group
 };
-
-inline uint64_t tiles_of(uint64_t n) { return (n + wavelet_gpu::kTileValues - 1) / wavelet_gpu::kTileValues; }
 
 // The layout of one image's encode with `levels` levels.
 Layout make_layout(const WaveletImage& im, unsigned levels);
+
+// cub::DeviceMemcpy::Batched's temp for `copies` buffers (wavelet_encode.cu
+// moves the payload's pieces into the frame with one batched copy).
+std::size_t batched_copy_temp_bytes(std::size_t copies);
 
 }  // namespace vlec::cuda::wavelet_layout
