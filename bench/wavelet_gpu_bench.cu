@@ -431,22 +431,31 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                 same ? "==" : "!=");
     if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
     std::printf("\n");
-    // The embedded frames enqueued from the calling thread alone
-    // (wavelet_gpu::threaded_frame_enqueue off), against a thread per side stream above.
-    cuda::wavelet_gpu::threaded_frame_enqueue = false;
-    const float serial_enc_ms = bench::median_ms(repeat, stream, [&] {
-      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-    });
-    cuda::wavelet_gpu::threaded_frame_enqueue = true;
-    std::vector<uint8_t> serial_frame(gbytes);
-    CUDA_CHECK(cudaMemcpy(serial_frame.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
-    std::printf("  GPU compress with the embedded frames enqueued from one host thread: %.3f ms (a thread per side "
-                "stream above: %.3f ms), frame %s the CPU writer's\n",
-                serial_enc_ms, enc_ms, serial_frame == frame ? "==" : "!=");
+    // The writer under another setting, against the defaults above: its
+    // median and whether its frame is still the CPU writer's.
+    auto timed_compress = [&](const char* what, const char* against, auto&& set, auto&& reset) {
+      set();
+      const float ms = bench::median_ms(repeat, stream, [&] {
+        gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+      });
+      reset();
+      std::vector<uint8_t> out(gbytes);
+      CUDA_CHECK(cudaMemcpy(out.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+      std::printf("  GPU compress with %s: %.3f ms (%s above: %.3f ms), frame %s the CPU writer's\n", what, ms, against,
+                  enc_ms, out == frame ? "==" : "!=");
+    };
+    namespace wg = cuda::wavelet_gpu;
+    timed_compress("the embedded frames enqueued from one host thread", "a thread per side stream",
+                   [] { wg::threaded_frame_enqueue = false; }, [] { wg::threaded_frame_enqueue = true; });
+    const unsigned streams = wg::encode_side_streams;
+    const std::string streams_above = std::to_string(streams) + " side streams";
+    timed_compress("the embedded frames on 4 side streams", streams_above.c_str(),
+                   [] { wg::encode_side_streams = 4; }, [&] { wg::encode_side_streams = streams; });
+    timed_compress("a histogram pass over each Huffman group's symbols", "histograms from the statistics",
+                   [] { wg::histograms_from_statistics = false; }, [] { wg::histograms_from_statistics = true; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.
-    namespace wg = cuda::wavelet_gpu;
     wg::EncodePhases ph;
     for (auto& e : ph.gpu) CUDA_CHECK(cudaEventCreate(&e));
     wg::encode_phases = &ph;

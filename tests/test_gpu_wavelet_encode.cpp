@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
@@ -155,20 +156,36 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
 }
 
 // The embedded frames enqueued from a host thread per side stream (the
-// default) and from the calling thread alone write the same frame: three
-// planes at six levels make 40-odd groups over the four side streams.
+// default) or from the calling thread alone, on 8, 3 or 1 side streams,
+// with histograms from the statistics (the default) or counted over the
+// symbols, write the same frame: three planes at six levels make 40-odd
+// groups, each with its own frame temp.
 TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(58);
   const WaveletImage im = image(301, 203, 1, 3, DType::u16);
   const Bytes data = photo(im, seed, 2.0);
-  for (bool threaded : {true, false}) {
-    cuda::wavelet_gpu::threaded_frame_enqueue = threaded;
+  namespace wg = cuda::wavelet_gpu;
+  const unsigned streams = wg::encode_side_streams;
+  struct Setting {
+    bool threaded;
+    unsigned side;
+    bool given_histograms;
+  };
+  for (const Setting& c : {Setting{true, streams, true}, Setting{false, streams, true}, Setting{true, 3, true},
+                           Setting{true, 1, false}}) {
+    wg::threaded_frame_enqueue = c.threaded;
+    wg::encode_side_streams = c.side;
+    wg::histograms_from_statistics = c.given_histograms;
     WaveletOptions o;
     o.levels = 6;
-    check_case(data, im, o, threaded ? "a thread per side stream" : "one thread");
+    check_case(data, im, o,
+               std::string(c.threaded ? "a thread per side stream, " : "one thread, ") + std::to_string(c.side) +
+                   " side streams, histograms " + (c.given_histograms ? "from the statistics" : "counted"));
   }
-  cuda::wavelet_gpu::threaded_frame_enqueue = true;
+  wg::threaded_frame_enqueue = true;
+  wg::encode_side_streams = streams;
+  wg::histograms_from_statistics = true;
 }
 
 TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {

@@ -80,9 +80,12 @@ std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { r
 
 namespace {
 
+// `given_hist`, if not null, holds the data's histogram (`bound` counts) for a
+// Huffman frame: no histogram pass, and no check for elements outside it.
 void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                        uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                       cudaStream_t stream, const CompressOptions& o, uint32_t bound) {
+                       cudaStream_t stream, const CompressOptions& o, uint32_t bound,
+                       const uint64_t* given_hist = nullptr) {
   VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
   VLEC_REQUIRE((o.codec != Codec::rle && o.codec != Codec::rle_huffman) || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
                "the parle RLE strategy takes fewer than 2^32 elements");
@@ -110,8 +113,14 @@ void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::
     f.raw = o.codec == Codec::raw;
     bad = nullptr;  // no histogram pass: nothing outside an alphabet
   } else {
-    uint64_t* hist = reinterpret_cast<uint64_t*>(t + l.hist);
-    cuda::histogram_device(d_in, elements, o.dtype, hist, bad, t + l.hist_temp, l.hist_temp_bytes, s);
+    const uint64_t* hist = given_hist;
+    if (given_hist) {
+      bad = nullptr;
+    } else {
+      uint64_t* counted = reinterpret_cast<uint64_t*>(t + l.hist);
+      cuda::histogram_device(d_in, elements, o.dtype, counted, bad, t + l.hist_temp, l.hist_temp_bytes, s);
+      hist = counted;
+    }
     const uint32_t cap = codebook_capacity(o.dtype, bound);
     cuda::DeviceCodebookOut book{t + l.lengths, reinterpret_cast<uint32_t*>(t + l.entries), t + l.serialized,
                                  reinterpret_cast<uint32_t*>(t + l.info)};
@@ -145,6 +154,16 @@ void compress_bounded_alphabet(const void* d_in, uint64_t elements, void* d_fram
   VLEC_REQUIRE(alphabet >= 1, "an alphabet bound of at least one symbol");
   device::compress_pipeline(d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, d_temp, temp_bytes,
                             stream, o, alphabet);
+}
+
+void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t* d_hist, void* d_frame,
+                             std::size_t frame_capacity, uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp,
+                             std::size_t temp_bytes, cudaStream_t stream, const device::CompressOptions& o,
+                             uint32_t alphabet) {
+  VLEC_REQUIRE(alphabet >= 1 && d_hist != nullptr, "a histogram of at least one symbol");
+  VLEC_REQUIRE(o.codec == Codec::huffman, "a given histogram makes a Huffman frame");
+  device::compress_pipeline(d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, d_temp, temp_bytes,
+                            stream, o, alphabet, d_hist);
 }
 
 }  // namespace vlec::cuda

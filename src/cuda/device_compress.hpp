@@ -28,4 +28,14 @@ void compress_bounded_alphabet(const void* d_in, uint64_t elements, void* d_fram
                                uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
 
+// compress_bounded_alphabet for a Huffman frame whose histogram the caller
+// already holds: d_hist[s], s < alphabet, counts symbol s (the wavelet writer
+// derives each group's from its statistics, cuda/wavelet_shift_gpu.hpp).
+// No pass over the data counts it again, and no element is checked against
+// the alphabet: the counts must be the data's.
+void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t* d_hist, void* d_frame,
+                             std::size_t frame_capacity, uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp,
+                             std::size_t temp_bytes, cudaStream_t stream, const device::CompressOptions& o,
+                             uint32_t alphabet);
+
 }  // namespace vlec::cuda

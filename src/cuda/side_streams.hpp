@@ -19,11 +19,10 @@ namespace vlec::cuda {
 
 // Eight: the wavelet decoder's 16 groups of a u16 8192^2 image decoded in
 // 0.61 ms on eight against 0.88 ms on four (H100, MR slice). The encoder
-// uses the first kEncodeSideStreams only: its temp holds a frame temp per
-// stream used (four more would take 785 MiB more at 8192^2), and its wait 4
-// did not move with eight (the per-group enqueue bounds it).
+// takes kEncodeSideStreams of them: every group's frame has its own temp,
+// so the stream count costs no memory.
 constexpr unsigned kSideStreams = 8;
-constexpr unsigned kEncodeSideStreams = 4;
+constexpr unsigned kEncodeSideStreams = 8;
 static_assert(kEncodeSideStreams <= kSideStreams, "the encoder takes the first side streams");
 
 // The current device's side streams (non-blocking, kSideStreams of them).

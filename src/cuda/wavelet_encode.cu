@@ -64,6 +64,8 @@ namespace vlec::cuda {
 
 wavelet_gpu::EncodePhases* wavelet_gpu::encode_phases = nullptr;
 bool wavelet_gpu::threaded_frame_enqueue = true;
+unsigned wavelet_gpu::encode_side_streams = kEncodeSideStreams;
+bool wavelet_gpu::histograms_from_statistics = true;
 
 namespace {
 
@@ -278,15 +280,34 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 
   // 4. The embedded frames, side by side (the coefficients' region is free now).
   phase(wg::kCodecsChosen, stream);
-  const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + kEncodeSideStreams);
+  const std::size_t streams = std::clamp<std::size_t>(wg::encode_side_streams, 1, kSideStreams);
+  const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + streams);
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
-  std::vector<std::size_t> frame_at(G);
-  std::size_t frames_used = 0;
+  std::vector<std::size_t> frame_at(G), temp_at(G);
+  std::size_t frames_used = 0, temps_used = 0;
   for (std::size_t g = 0; g < G; ++g) {
     frame_at[g] = frames_used;
     frames_used += round_up(device::compress_capacity(counts[g], frame_options(codecs[g], types[g])));
+    temp_at[g] = temps_used;
+    temps_used += frame_temp_for(counts[g], codecs[g], types[g]);
   }
-  SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
+  SAFETY_CHECK(frames_used <= L.coeffs_bytes && temps_used <= L.frame_temp_bytes, ErrorCode::cuda_error,
+               "wavelet frames regions exceeded");
+  // Huffman groups' histograms from their statistics (GroupShifts' merged
+  // bins), all in one launch before the fork: no histogram pass per group.
+  std::vector<wg::GroupHistogram> hist_jobs;
+  std::vector<const uint64_t*> given_hist(G, nullptr);
+  auto* group_hist = reinterpret_cast<unsigned long long*>(t + L.group_hist);
+  for (std::size_t g = 0; g < G; ++g) {
+    if (codecs[g] != Codec::huffman || counts[g] == 0 || !wg::histograms_from_statistics) continue;
+    unsigned long long* out = group_hist + g * std::size_t{wg::kHistBins};
+    hist_jobs.push_back(candidates.histogram_job(plan.specs[g].plane, sb.boxes(plan.specs[g]), shifts[g], out));
+    SAFETY_CHECK(hist_jobs.back().alphabet == (plan.stats[g].top >> shifts[g]) + 1, ErrorCode::cuda_error,
+                 "wavelet group ", g, ": its histogram's alphabet differs from its statistics'");
+    given_hist[g] = reinterpret_cast<const uint64_t*>(out);
+  }
+  candidates.enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs), t + L.scratch,
+                                writes, stream);
   CallEvents events;
   const std::size_t used = std::min<std::size_t>(side.size(), G);
   fork_side_streams(events, stream, used);
@@ -302,9 +323,16 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
       const device::CompressOptions fo = frame_options(codecs[g], types[g]);
       // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
       const uint32_t alphabet = static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
-      compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], t + L.coeffs + frame_at[g],
-                                device::compress_capacity(counts[g], fo), sizes + 2 * g, sizes + 2 * g + 1,
-                                t + L.frame_temp + s * L.frame_temp_bytes, L.frame_temp_bytes, side[s], fo, alphabet);
+      void* frame = t + L.coeffs + frame_at[g];
+      const std::size_t capacity = device::compress_capacity(counts[g], fo);
+      void* temp = t + L.frame_temp + temp_at[g];
+      const std::size_t temp_bytes = frame_temp_for(counts[g], codecs[g], types[g]);
+      if (given_hist[g])
+        compress_with_histogram(t + L.symbols + sym_at[g], counts[g], given_hist[g], frame, capacity, sizes + 2 * g,
+                                sizes + 2 * g + 1, temp, temp_bytes, side[s], fo, alphabet);
+      else
+        compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], frame, capacity, sizes + 2 * g,
+                                  sizes + 2 * g + 1, temp, temp_bytes, side[s], fo, alphabet);
     }
   };
   parallel_for(used, wg::threaded_frame_enqueue ? static_cast<unsigned>(used) : 1, enqueue_side);

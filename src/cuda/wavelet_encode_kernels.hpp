@@ -83,6 +83,13 @@ void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box
 // per side stream (true, the default) or from the calling thread alone (the
 // benchmark compares the two).
 extern bool threaded_frame_enqueue;
+// The side streams the writer codes its groups' frames on (1 to
+// kSideStreams; kEncodeSideStreams by default; the benchmark compares).
+extern unsigned encode_side_streams;
+// Whether the Huffman groups' codebooks are built from histograms derived
+// from the statistics (true, the default) or from a histogram pass over
+// each group's symbols (the benchmark and a test compare).
+extern bool histograms_from_statistics;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and

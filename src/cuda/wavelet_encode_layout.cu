@@ -43,6 +43,17 @@ uint64_t grouping_bound(const Subbands& sb, unsigned planes, Bytes&& bytes) {
 
 }  // namespace
 
+std::size_t frame_temp_for(uint64_t n, Codec codec, DType type) {
+  return round_up(device::compress_temp_bytes(n, frame_options(codec, type)));
+}
+
+std::size_t frame_temp_for(uint64_t n) {
+  std::size_t most = 0;
+  for (Codec c : {Codec::huffman, Codec::rle, Codec::rle_huffman, Codec::raw})
+    for (DType t : {DType::u8, DType::u16}) most = std::max(most, frame_temp_for(n, c, t));
+  return most;
+}
+
 Layout make_layout(const WaveletImage& im, unsigned levels) {
   Layout L;
   L.shape = DwtShape{im.width, im.height, im.depth};
@@ -77,15 +88,9 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   });
   L.dwt_bytes = device::dwt53_temp_bytes(L.shape, levels);
   L.hash_bytes = samples_checksum_temp_bytes(total * dtype_bytes(im.dtype), true);
-  // Any group's frame, any codec and symbol type: the largest temp.
-  std::size_t frame_temp = 0;
-  for (int split = 0; split < 2; ++split)
-    for (const GroupSpec& s : wavelet::plan_groups(sb, im.planes, [&](unsigned, unsigned) { return split == 1; }))
-      for (Codec c : {Codec::huffman, Codec::rle, Codec::rle_huffman, Codec::raw})
-        for (DType t : {DType::u8, DType::u16})
-          frame_temp = std::max(frame_temp,
-                                device::compress_temp_bytes(wavelet::group_samples(sb.boxes(s)), frame_options(c, t)));
-  L.frame_temp_bytes = round_up(frame_temp);
+  // Every group's frame its own temp (so any number of side streams may
+  // code them at once), for the codec and symbol type that needs the most.
+  L.frame_temp_bytes = grouping_bound(sb, im.planes, [](uint64_t n) { return frame_temp_for(n); });
 
   std::size_t at = 0;
   auto take = [&](std::size_t n) {
@@ -111,11 +116,13 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.low = take(L.low_bytes);
   L.dwt = take(L.dwt_bytes);
   L.hash = take(L.hash_bytes);
-  L.frame_temp = take(L.frame_temp_bytes * kEncodeSideStreams);
+  L.frame_temp = take(L.frame_temp_bytes);
   L.max_copies = 2 * L.max_groups;
   L.copy_table = take(3 * 8 * L.max_copies);  // sources, destinations, sizes
   L.copy_temp_bytes = batched_copy_temp_bytes(L.max_copies);
   L.copy_temp = take(L.copy_temp_bytes);
+  L.group_hist = take(8 * std::size_t{wg::kHistBins} * L.max_groups);  // a histogram a group
+  L.hist_jobs = take(sizeof(wg::GroupHistogram) * L.max_groups);
   L.total = at;
   return L;
 }

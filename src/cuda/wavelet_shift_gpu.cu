@@ -149,7 +149,30 @@ __global__ void pick_kernel(const ShiftCandidate* candidates, uint32_t count, co
   results[i] = r;
 }
 
+constexpr unsigned kGroupHistThreads = 256;
+
+__global__ void __launch_bounds__(kGroupHistThreads)
+    group_histograms_kernel(const GroupHistogram* jobs, const unsigned long long* prefix) {
+  const GroupHistogram h = jobs[blockIdx.y];
+  const uint32_t b = blockIdx.x * kGroupHistThreads + threadIdx.x;
+  if (b >= h.alphabet) return;
+  // Symbol b: bins [b << j, (b + 1) << j) at k0, clamped to the candidate's.
+  const uint64_t lo = h.scratch + (uint64_t{b} << h.j);
+  const uint64_t hi = h.scratch + min((uint64_t{b} + 1) << h.j, uint64_t{h.bins});
+  h.out[b] = prefix[hi - 1] - (lo > 0 ? prefix[lo - 1] : 0);
+}
+
 }  // namespace
+
+void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint64_t entries,
+                             uint32_t candidates, const void* temp, cudaStream_t stream) {
+  if (count == 0) return;
+  VLEC_REQUIRE(count < 65536, "too many wavelet groups for one launch: ", count);
+  const Temp t = carve(const_cast<void*>(temp), entries, candidates);
+  group_histograms_kernel<<<dim3((max_alphabet + kGroupHistThreads - 1) / kGroupHistThreads, count),
+                            kGroupHistThreads, 0, stream>>>(jobs, t.prefix);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 std::size_t shift_estimates_temp_bytes(std::size_t entries, std::size_t candidates) {
   return carve(nullptr, entries, candidates).total;
@@ -229,6 +252,7 @@ void GroupShifts::enqueue_slots(const std::vector<std::vector<uint32_t>>& slots,
     scratch += d.bins;
   }
   VLEC_REQUIRE(scratch <= scratch_bound() && parts.size() == parts_, "wavelet shift candidates exceed their storage");
+  entries_ = scratch;
   writes.add(d_candidates, host_, stream);
   writes.add(d_parts, parts, stream);
   wavelet_gpu::launch_shift_estimates(d_candidates, static_cast<uint32_t>(host_.size()), scratch, d_parts, d_tops,
@@ -248,6 +272,33 @@ wavelet::ValueStats GroupShifts::stats(unsigned plane, const std::vector<wavelet
   v.cached_shift = results[it->second].shift;
   v.cached_bits = results[it->second].bits;
   return v;
+}
+
+wavelet_gpu::GroupHistogram GroupShifts::histogram_job(unsigned plane, const std::vector<wavelet::Box>& boxes,
+                                                       unsigned shift, unsigned long long* out) const {
+  const auto it = index_.find(key_of(plane, boxes));
+  VLEC_REQUIRE(it != index_.end() && it->second < host_.size(),
+               "the wavelet writer asked for a group the GPU did not evaluate");
+  const wavelet_gpu::ShiftCandidate& c = host_[it->second];
+  VLEC_REQUIRE(shift >= c.k0 && shift - c.k0 < 32, "a wavelet group's shift ", shift, " below its smallest ", c.k0);
+  wavelet_gpu::GroupHistogram h;
+  h.out = out;
+  h.scratch = c.scratch;
+  h.bins = c.bins;
+  h.j = shift - c.k0;
+  h.alphabet = ((c.bins - 1) >> h.j) + 1;
+  return h;
+}
+
+void GroupShifts::enqueue_histograms(const std::vector<wavelet_gpu::GroupHistogram>& jobs,
+                                     wavelet_gpu::GroupHistogram* d_jobs, const void* d_temp, HostWrites& writes,
+                                     cudaStream_t stream) const {
+  if (jobs.empty()) return;
+  uint32_t widest = 0;
+  for (const wavelet_gpu::GroupHistogram& h : jobs) widest = std::max(widest, h.alphabet);
+  writes.add(d_jobs, jobs, stream);
+  wavelet_gpu::launch_group_histograms(d_jobs, static_cast<uint32_t>(jobs.size()), widest, entries_,
+                                       static_cast<uint32_t>(host_.size()), d_temp, stream);
 }
 
 }  // namespace vlec::cuda

@@ -64,6 +64,21 @@ void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, ui
                             const uint32_t* tops, const unsigned long long* hist, ShiftResult* results, void* temp,
                             std::size_t temp_bytes, cudaStream_t stream);
 
+// One group's symbol histogram, from its candidate's merged bins at k0 (the
+// prefix sums launch_shift_estimates leaves in its temp): out[b], b <
+// alphabet, counts the values whose zigzag >> (k0 + j) is b, which is what
+// a histogram pass over the group's symbols would count. The embedded
+// frames' codebooks are built from these, with no pass over the symbols.
+struct GroupHistogram {
+  unsigned long long* out = nullptr;
+  uint64_t scratch = 0;  // the candidate's first merged bin
+  uint32_t bins = 0, j = 0, alphabet = 0, pad = 0;
+};
+// The jobs' histograms, after launch_shift_estimates with `entries` and
+// `candidates` on the same temp.
+void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint64_t entries,
+                             uint32_t candidates, const void* temp, cudaStream_t stream);
+
 }  // namespace wavelet_gpu
 
 // The candidates of one image: every group of wavelet::plan_groups with each
@@ -99,6 +114,14 @@ class GroupShifts {
   wavelet::ValueStats stats(unsigned plane, const std::vector<wavelet::Box>& boxes,
                             const std::vector<wavelet_gpu::ShiftResult>& results) const;
 
+  // After enqueue: the histogram job of the group of `boxes` at `shift`
+  // (at least its k0) into `out`.
+  wavelet_gpu::GroupHistogram histogram_job(unsigned plane, const std::vector<wavelet::Box>& boxes, unsigned shift,
+                                            unsigned long long* out) const;
+  // Uploads the jobs to d_jobs and enqueues their kernel (d_temp: enqueue's).
+  void enqueue_histograms(const std::vector<wavelet_gpu::GroupHistogram>& jobs, wavelet_gpu::GroupHistogram* d_jobs,
+                          const void* d_temp, HostWrites& writes, cudaStream_t stream) const;
+
  private:
   struct Set {
     unsigned plane;
@@ -114,6 +137,7 @@ class GroupShifts {
   std::map<BoxKey, std::size_t> index_;
   std::vector<wavelet_gpu::ShiftCandidate> host_;  // as enqueued (n, top)
   std::size_t parts_ = 0;
+  uint64_t entries_ = 0;  // merged bins of every candidate, as enqueued
 };
 
 }  // namespace vlec::cuda
