@@ -453,6 +453,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::encode_side_streams = 4; }, [&] { wg::encode_side_streams = streams; });
     timed_compress("a histogram pass over each Huffman group's symbols", "histograms from the statistics",
                    [] { wg::histograms_from_statistics = false; }, [] { wg::histograms_from_statistics = true; });
+    timed_compress("the subband tops by their own pass", "tops taken by the transform",
+                   [] { wg::tops_in_transform = false; }, [] { wg::tops_in_transform = true; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

@@ -175,8 +175,15 @@ std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tun
 }
 
 void forward(const void* d_samples, DwtSample type, int32_t* d_coeffs, const DwtShape& shape, unsigned levels,
-             uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const Tuning& tu) {
+             uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const Tuning& tu,
+             const BandTops* tops) {
   const std::vector<DwtShape> ext = plan("dwt53_forward", shape, levels);
+  if (tops)
+    for (std::size_t k = 1; k < ext.size(); ++k)
+      VLEC_REQUIRE(!tops[k - 1].any() || (ext[k - 1].nz == 1 && ext[k - 1].nx > 1 && ext[k - 1].ny > 1 &&
+                                          tu.fuse_xy && tu.prefetch),
+                   "dwt53_forward: subband tops at level ", k,
+                   ", which does not split x and y in 2D (or without the fused, prefetching rows pass)");
   const std::size_t total = shape.samples();
   if (total == 0) {
     if (d_error) CUDA_CHECK(cudaMemsetAsync(d_error, 0xff, sizeof(uint64_t), stream));
@@ -205,6 +212,7 @@ void forward(const void* d_samples, DwtSample type, int32_t* d_coeffs, const Dwt
     }
     p.lo = k == L ? full : compact(low_buffer(l, k), ext[k]);
     p.hi = full;
+    if (tops) p.tops = tops[k - 1];
     forward_level(p, l, tu, stream);
   }
 }

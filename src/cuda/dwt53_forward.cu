@@ -54,10 +54,25 @@ __device__ __forceinline__ void store_part(const Ref& r, int x0, int limit, int 
   }
 }
 
-template <typename T, int V, bool X, bool Y, bool kPrefetch>
+__device__ __forceinline__ uint32_t zigzag(int32_t c) {
+  return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31);
+}
+
+// A warp's largest value into *top (null: not wanted). Most warps find a
+// top already as large (the word only grows, so a stale read only costs an
+// atomic), which keeps ~18,000 warps of a level off one address.
+__device__ __forceinline__ void raise_top(uint32_t* top, uint32_t v) {
+  v = __reduce_max_sync(0xFFFFFFFFu, v);
+  if (top && (threadIdx.x % 32) == 0 && v > __ldcg(top)) atomicMax(top, v);
+}
+
+// kTops (X and Y only): the largest zigzag value of each subband the warp
+// stores, raised into tops' words at the end (BandTops).
+template <typename T, int V, bool X, bool Y, bool kPrefetch, bool kTops = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     forward_rows_kernel(const T* __restrict__ src, int64_t ssy, int64_t ssz, Ref lo, Ref hi, Box e, int lx, int ly,
-                        int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec) {
+                        int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, BandTops tops) {
+  static_assert(!kTops || (X && Y), "subband tops are taken by the fused x-and-y pass");
   constexpr int P = V / 2;
   const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + uniform_warp_index();
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
@@ -94,11 +109,25 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
   };
   auto load_row = [&](int y, int32_t(&c)[V]) { lift(fetch(y), c); };
+  uint32_t top[4] = {0, 0, 0, 0};  // kTops: LL, HL, LH, HH of the lane's stores
   auto store_row = [&](int yo, const int32_t(&c)[V]) {
     if (!owner) return;
     const bool ylow = yo < ly;
     if constexpr (X) {
       const int p0 = g / 2;
+      if constexpr (kTops) {
+        uint32_t tl = 0, th = 0;
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          if (p0 + i < lx) tl = max(tl, zigzag(c[i]));
+          if (lx + p0 + i < e.nx) th = max(th, zigzag(c[P + i]));
+        }
+        if (ylow) {
+          top[0] = max(top[0], tl), top[1] = max(top[1], th);
+        } else {
+          top[2] = max(top[2], tl), top[3] = max(top[3], th);
+        }
+      }
       store_part<P, 0>(ylow ? lo : hi, p0, lx, yo, z, c, vec);       // L: x < lx
       store_part<P, P>(hi, lx + p0, e.nx, yo, z, c, vec);             // H: lx + p, p < nx / 2
     } else if (!ylow || g >= lx) {
@@ -155,6 +184,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       store_row(j, s);
       if (j < nh) store_row(ly + j, dp);  // odd ny: the last low row has no high row
     }
+    if constexpr (kTops) {
+#pragma unroll
+      for (int b = 0; b < 4; ++b) raise_top(tops.band[b], top[b]);
+    }
   } else {
     const int y0 = chunk * pairs_per_warp, y1 = min(e.ny, y0 + pairs_per_warp);
     for (int y = y0; y < y1; ++y) {
@@ -206,7 +239,7 @@ __global__ void check_i32_kernel(const int32_t* __restrict__ src, uint64_t n, ui
     if (out_of_range<int32_t>(src[i])) report(d_error, i);
 }
 
-template <typename T, int V, bool X, bool Y, bool kPrefetch = false>
+template <typename T, int V, bool X, bool Y, bool kPrefetch = false, bool kTops = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int ppw = std::max(1, tu.pairs_per_warp);
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, ppw);
@@ -214,15 +247,18 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.src, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  forward_rows_kernel<T, V, X, Y, kPrefetch><<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
-      static_cast<const T*>(a.src), a.ssy, a.ssz, a.lo, a.hi, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec);
+  forward_rows_kernel<T, V, X, Y, kPrefetch, kTops>
+      <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
+          static_cast<const T*>(a.src), a.ssy, a.ssz, a.lo, a.hi, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
+          a.tops);
   CUDA_CHECK(cudaGetLastError());
 }
 
 template <typename T, int V>
 void rows_xy(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   if (a.do_x && a.do_y) {
-    if (tu.prefetch) launch_rows<T, V, true, true, true>(a, tu, stream);
+    if (a.tops.any()) launch_rows<T, V, true, true, true, true>(a, tu, stream);  // forward() checked the tuning
+    else if (tu.prefetch) launch_rows<T, V, true, true, true>(a, tu, stream);
     else launch_rows<T, V, true, true, false>(a, tu, stream);
   } else if (a.do_x) {
     launch_rows<T, V, true, false>(a, tu, stream);

@@ -71,6 +71,17 @@ struct CodedDetails {
   unsigned long long* wide = nullptr;
 };
 
+// The largest zigzag value ((c << 1) ^ (c >> 31)) of each subband a 2D
+// forward level writes, raised into these words by atomicMax (null: not
+// wanted): the wavelet writer's subband tops (cuda/wavelet_encode.cu), taken
+// while the coefficients are stored instead of by a pass that reads them
+// again. LL is the new low band (final at the last level only); HL, LH, HH
+// the details of kinds 1, 2, 3 (x high, y high, both).
+struct BandTops {
+  uint32_t* band[4] = {nullptr, nullptr, nullptr, nullptr};  // LL, HL, LH, HH
+  bool any() const { return band[0] || band[1] || band[2] || band[3]; }
+};
+
 // One pass. Forward: src (type `type`, strides ssy/ssz) -> routed lo/hi.
 // Inverse: routed lo/hi -> dst (type `type`, strides ssy/ssz), range-checked
 // against the type when `check` (the last pass, into the caller's samples).
@@ -88,6 +99,7 @@ struct Pass {
   bool check = false;
   uint64_t* d_error = nullptr;
   const CodedDetails* coded = nullptr;  // inverse, 2D levels only: the details from symbols, not from hi
+  BandTops tops;                        // forward, levels that split x and y in 2D only
 };
 
 // Benchmark hook (not thread-safe): when set, inverse() records events[0]
@@ -110,9 +122,12 @@ void inverse_convert(const int32_t* src, void* dst, device::DwtSample type, uint
 
 // The transform with explicit tuning (the public functions use Tuning{}).
 std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tuning);
+// tops[k - 1], for k <= levels when tops is set: level k's subband tops
+// (BandTops; only levels that split x and y of a 2D shape, with tuning's
+// fused, prefetching rows pass).
 void forward(const void* d_samples, device::DwtSample type, int32_t* d_coeffs, const DwtShape& shape,
              unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-             const Tuning& tuning);
+             const Tuning& tuning, const BandTops* tops = nullptr);
 // coded[k - 1], for the levels k <= coded_levels where its band[0].symbols
 // is set: level k's details come from it (d_coeffs is not read there); only
 // levels that split x and y of a 2D shape, with tuning's fused, prefetching

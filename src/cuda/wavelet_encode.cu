@@ -47,6 +47,7 @@
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_compress.hpp"
+#include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
@@ -66,6 +67,7 @@ wavelet_gpu::EncodePhases* wavelet_gpu::encode_phases = nullptr;
 bool wavelet_gpu::threaded_frame_enqueue = true;
 unsigned wavelet_gpu::encode_side_streams = kEncodeSideStreams;
 bool wavelet_gpu::histograms_from_statistics = true;
+bool wavelet_gpu::tops_in_transform = true;
 
 namespace {
 
@@ -95,6 +97,25 @@ void check_image(const WaveletImage& im) {
   SAFETY_CHECK(im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis, ErrorCode::unavailable,
                "the GPU writes wavelet frames with axes below 2^30 samples, not ", im.width, " x ", im.height, " x ",
                im.depth);
+}
+
+// Per plane, the words of each level's subband tops (dwt::BandTops) when
+// every level splits x and y of a 2D image (and wavelet_gpu::tops_in_transform);
+// else none.
+std::vector<std::vector<dwt::BandTops>> transform_tops(const Subbands& sb, uint64_t depth, unsigned planes,
+                                                       const std::map<BoxKey, uint32_t>& slot_of, uint32_t* tops) {
+  const unsigned levels = sb.levels();
+  if (!wg::tops_in_transform || levels == 0 || depth != 1) return {};
+  for (unsigned k = 1; k <= levels; ++k)  // level k's input splits x and y
+    if (sb.detail(k, 1).nx == 0 || sb.detail(k, 2).ny == 0) return {};
+  std::vector<std::vector<dwt::BandTops>> out(planes, std::vector<dwt::BandTops>(levels));
+  for (unsigned p = 0; p < planes; ++p)
+    for (unsigned k = 1; k <= levels; ++k) {
+      dwt::BandTops& b = out[p][k - 1];
+      if (k == levels) b.band[0] = tops + slot_of.at(key_of(p, sb.low_band()));
+      for (unsigned kind = 1; kind <= 3; ++kind) b.band[kind] = tops + slot_of.at(key_of(p, sb.detail(k, kind)));
+    }
+  return out;
 }
 
 wg::EncodeBox encode_box(const Box& b, uint64_t plane_base) {
@@ -154,15 +175,27 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     hashed = t + L.symbols;
   }
   samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, stream);
+  const Subbands sb(L.shape, h.levels);
+  std::map<BoxKey, uint32_t> slot_of;
+  for (const StatBox& s : L.boxes) slot_of[key_of(s.plane, s.box)] = s.slot;
+  auto* tops = reinterpret_cast<uint32_t*>(t + L.tops);
+  if (L.large) CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
+  // Where every level splits x and y of a 2D image, the transform takes
+  // the subbands' tops as it stores them (no pass reads the coefficients
+  // for them); else tops_kernel does.
+  const std::vector<std::vector<cuda::dwt::BandTops>> band_tops =
+      transform_tops(sb, L.shape.nz, im.planes, slot_of, tops);
+  auto forward = [&](const void* samples, DwtSample type, unsigned p) {
+    cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h.levels, status + kStatusDwt + p, t + L.dwt,
+                       L.dwt_bytes, stream, cuda::dwt::Tuning{},
+                       band_tops.empty() ? nullptr : band_tops[p].data());
+  };
   if (im.planes == 1) {
-    device::dwt53_forward(d_samples, im.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, coeffs, L.shape,
-                          h.levels, status + kStatusDwt, t + L.dwt, L.dwt_bytes, stream);
+    forward(d_samples, im.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, 0);
   } else {
     auto* planar = reinterpret_cast<int32_t*>(t + L.planar);
     wg::launch_split(d_samples, width, im.planes, h.rct, L.pixels, planar, stream);
-    for (unsigned p = 0; p < im.planes; ++p)
-      device::dwt53_forward(planar + p * L.pixels, DwtSample::i32, coeffs + p * L.pixels, L.shape, h.levels,
-                            status + kStatusDwt + p, t + L.dwt, L.dwt_bytes, stream);
+    for (unsigned p = 0; p < im.planes; ++p) forward(planar + p * L.pixels, DwtSample::i32, p);
   }
   wg::PlaneGeometry geo;
   geo.coeffs = coeffs;
@@ -178,12 +211,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   const auto large_box_count = static_cast<uint32_t>(large_boxes.size());
   auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
   writes.add(stat_boxes, large_boxes, stream);
-  auto* tops = reinterpret_cast<uint32_t*>(t + L.tops);
   auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
-  if (L.large) {
-    CUDA_CHECK(cudaMemsetAsync(tops, 0, 4 * std::size_t{L.large}, stream));
-  }
-  wg::launch_tops(geo, stat_boxes, large_box_count, large_tile_count, tops, stream);
+  if (band_tops.empty()) wg::launch_tops(geo, stat_boxes, large_box_count, large_tile_count, tops, stream);
   wg::launch_histogram(geo, stat_boxes, large_box_count, large_tile_count, L.large, tops, hist, stream);
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
@@ -198,10 +227,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                  " reported sample ", st[kStatusDwt + p], " out of range");
   h.samples_checksum = st[kStatusHash];
   // The shift rule of every group the writer may form, on the GPU.
-  const Subbands sb(L.shape, h.levels);
   GroupShifts candidates(sb, im.planes);
-  std::map<BoxKey, uint32_t> slot_of;
-  for (const StatBox& s : L.boxes) slot_of[key_of(s.plane, s.box)] = s.slot;
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
   candidates.enqueue([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); }, host_tops,
                  reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at), reinterpret_cast<uint32_t*>(t + L.parts_at),

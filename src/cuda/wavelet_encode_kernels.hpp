@@ -90,6 +90,10 @@ extern unsigned encode_side_streams;
 // from the statistics (true, the default) or from a histogram pass over
 // each group's symbols (the benchmark and a test compare).
 extern bool histograms_from_statistics;
+// Whether the forward transform takes the subbands' tops as it stores them
+// where every level splits x and y of a 2D image (true, the default), or a
+// tops pass reads them back (the benchmark and a test compare).
+extern bool tops_in_transform;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
