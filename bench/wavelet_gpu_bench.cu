@@ -455,6 +455,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::histograms_from_statistics = false; }, [] { wg::histograms_from_statistics = true; });
     timed_compress("the subband tops by their own pass", "tops taken by the transform",
                    [] { wg::tops_in_transform = false; }, [] { wg::tops_in_transform = true; });
+    timed_compress("each codebook built at the head of its frame", "codebooks built beside the symbols kernel",
+                   [] { wg::codebooks_beside_symbols = false; }, [] { wg::codebooks_beside_symbols = true; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

@@ -159,8 +159,9 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
 // default) or from the calling thread alone, on 8, 3 or 1 side streams,
 // with histograms from the statistics (the default) or counted over the
 // symbols, with the subband tops taken by the transform (the default) or by
-// their own pass, write the same frame: three planes at six levels make
-// 40-odd groups, each with its own frame temp.
+// their own pass, with the codebooks built beside the symbols kernel (the
+// default) or with the frames, write the same frame: three planes at six
+// levels make 40-odd groups, each with its own frame temp.
 TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(58);
@@ -171,25 +172,29 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   struct Setting {
     bool threaded;
     unsigned side;
-    bool given_histograms, tops_in_transform;
+    bool given_histograms, tops_in_transform, early_books;
   };
-  for (const Setting& c : {Setting{true, streams, true, true}, Setting{false, streams, true, true},
-                           Setting{true, 3, true, false}, Setting{true, 1, false, true}}) {
+  for (const Setting& c : {Setting{true, streams, true, true, true}, Setting{false, streams, true, true, true},
+                           Setting{true, 3, true, false, true}, Setting{true, 1, false, true, true},
+                           Setting{true, streams, true, true, false}}) {
     wg::threaded_frame_enqueue = c.threaded;
     wg::encode_side_streams = c.side;
     wg::histograms_from_statistics = c.given_histograms;
     wg::tops_in_transform = c.tops_in_transform;
+    wg::codebooks_beside_symbols = c.early_books;
     WaveletOptions o;
     o.levels = 6;
     check_case(data, im, o,
                std::string(c.threaded ? "a thread per side stream, " : "one thread, ") + std::to_string(c.side) +
                    " side streams, histograms " + (c.given_histograms ? "from the statistics" : "counted") +
-                   ", tops " + (c.tops_in_transform ? "in the transform" : "by their own pass"));
+                   ", tops " + (c.tops_in_transform ? "in the transform" : "by their own pass") + ", codebooks " +
+                   (c.early_books ? "beside the symbols" : "with the frames"));
   }
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;
   wg::tops_in_transform = true;
+  wg::codebooks_beside_symbols = true;
 }
 
 TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {

@@ -80,20 +80,46 @@ std::size_t compress_temp_bytes(uint64_t elements, const CompressOptions& o) { r
 
 namespace {
 
-// `given_hist`, if not null, holds the data's histogram (`bound` counts) for a
-// Huffman frame: no histogram pass, and no check for elements outside it.
-void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
-                       uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                       cudaStream_t stream, const CompressOptions& o, uint32_t bound,
-                       const uint64_t* given_hist = nullptr) {
-  VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
-  VLEC_REQUIRE((o.codec != Codec::rle && o.codec != Codec::rle_huffman) || rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
-               "the parle RLE strategy takes fewer than 2^32 elements");
-  const Layout l = layout(elements, o, bound);
-  VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
-               " needed");
-  uint8_t* t = static_cast<uint8_t*>(d_temp);
-  cudaStream_t s = stream;
+// What the pipeline's stages share: the checks, the temp layout, the codebook's place.
+struct Stages {
+  Layout l;
+  uint8_t* t;
+  uint32_t cap;  // codebook capacity (Huffman)
+  Stages(uint64_t elements, void* d_temp, std::size_t temp_bytes, const CompressOptions& o, uint32_t bound)
+      : l(layout(elements, o, bound)), t(static_cast<uint8_t*>(d_temp)), cap(codebook_capacity(o.dtype, bound)) {
+    VLEC_REQUIRE(o.codec != Codec::huffman || o.dtype != DType::u64, "Huffman coding takes u8, u16 or u32 elements");
+    VLEC_REQUIRE((o.codec != Codec::rle && o.codec != Codec::rle_huffman) ||
+                     rle_strategy(elements, o) != cuda::RleStrategy::parle || elements <= UINT32_MAX,
+                 "the parle RLE strategy takes fewer than 2^32 elements");
+    VLEC_REQUIRE(temp_bytes >= l.total, "temporary storage of ", temp_bytes, " bytes is below the ", l.total,
+                 " needed");
+  }
+  cuda::DeviceCodebookOut book() const {
+    return {t + l.lengths, reinterpret_cast<uint32_t*>(t + l.entries), t + l.serialized,
+            reinterpret_cast<uint32_t*>(t + l.info)};
+  }
+  uint64_t* bad() const { return reinterpret_cast<uint64_t*>(t + l.bad); }
+};
+
+// Stage 1 of a Huffman frame: the histogram (unless `given_hist` holds it:
+// `bound` counts) and the codebook, into the temp.
+void codebook_stage(const Stages& st, const void* d_in, uint64_t elements, const CompressOptions& o,
+                    const uint64_t* given_hist, cudaStream_t s) {
+  const uint64_t* hist = given_hist;
+  if (!hist) {
+    uint64_t* counted = reinterpret_cast<uint64_t*>(st.t + st.l.hist);
+    cuda::histogram_device(d_in, elements, o.dtype, counted, st.bad(), st.t + st.l.hist_temp, st.l.hist_temp_bytes, s);
+    hist = counted;
+  }
+  cuda::build_codebook_device(hist, st.cap, o.max_code_length, st.t + st.l.book_temp, st.l.book_temp_bytes, st.book(),
+                              s);
+}
+
+// Stage 2: the frame (Huffman with the codebook stage 1 left in the temp;
+// `counted`: stage 1 counted the histogram, whose first element outside the
+// alphabet the report gives).
+void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                 uint64_t* d_frame_bytes, uint64_t* d_error, const CompressOptions& o, bool counted, cudaStream_t s) {
   cuda::FrameEncodeArgs f;
   f.in = d_in;
   f.elements = elements;
@@ -105,34 +131,34 @@ void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::
   f.strategy = o.encoder == Encoder::pavle            ? cuda::EncodeStrategy::pavle
                : o.encoder == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
                                                       : cuda::EncodeStrategy::lanes;
-  uint64_t* bad = reinterpret_cast<uint64_t*>(t + l.bad);
   f.codec = frame_codec(o.codec);
   f.rle_strategy = rle_strategy(elements, o);
   f.max_code_length = o.max_code_length;
+  f.bad = nullptr;  // no histogram pass: nothing outside an alphabet
   if (o.codec != Codec::huffman) {
     f.raw = o.codec == Codec::raw;
-    bad = nullptr;  // no histogram pass: nothing outside an alphabet
   } else {
-    const uint64_t* hist = given_hist;
-    if (given_hist) {
-      bad = nullptr;
-    } else {
-      uint64_t* counted = reinterpret_cast<uint64_t*>(t + l.hist);
-      cuda::histogram_device(d_in, elements, o.dtype, counted, bad, t + l.hist_temp, l.hist_temp_bytes, s);
-      hist = counted;
-    }
-    const uint32_t cap = codebook_capacity(o.dtype, bound);
-    cuda::DeviceCodebookOut book{t + l.lengths, reinterpret_cast<uint32_t*>(t + l.entries), t + l.serialized,
-                                 reinterpret_cast<uint32_t*>(t + l.info)};
-    cuda::build_codebook_device(hist, cap, o.max_code_length, t + l.book_temp, l.book_temp_bytes, book, s);
-    f.book = {book.encode_entry, cap, book.serialized, book.info};
+    const cuda::DeviceCodebookOut book = st.book();
+    f.book = {book.encode_entry, st.cap, book.serialized, book.info};
+    if (counted) f.bad = st.bad();
   }
   // *d_error (~0 all well; ~1 the fixed length limit cannot hold the data's
   // alphabet, the frame then raw; else the first element outside the
   // alphabet) is written by the frame encoder's last kernel.
-  f.bad = bad;
   f.error = d_error;
-  cuda::encode_frame_device(f, t + l.frame_temp, l.frame_temp_bytes, s);
+  cuda::encode_frame_device(f, st.t + st.l.frame_temp, st.l.frame_temp_bytes, s);
+}
+
+// `given_hist`, if not null, holds the data's histogram (`bound` counts) for a
+// Huffman frame: no histogram pass, and no check for elements outside it.
+void compress_pipeline(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                       uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                       cudaStream_t stream, const CompressOptions& o, uint32_t bound,
+                       const uint64_t* given_hist = nullptr) {
+  const Stages st(elements, d_temp, temp_bytes, o, bound);
+  if (o.codec == Codec::huffman) codebook_stage(st, d_in, elements, o, given_hist, stream);
+  frame_stage(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o,
+              o.codec == Codec::huffman && !given_hist, stream);
 }
 
 }  // namespace
@@ -154,6 +180,22 @@ void compress_bounded_alphabet(const void* d_in, uint64_t elements, void* d_fram
   VLEC_REQUIRE(alphabet >= 1, "an alphabet bound of at least one symbol");
   device::compress_pipeline(d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, d_temp, temp_bytes,
                             stream, o, alphabet);
+}
+
+void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp, std::size_t temp_bytes,
+                                   cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet) {
+  VLEC_REQUIRE(alphabet >= 1 && d_hist != nullptr, "a histogram of at least one symbol");
+  VLEC_REQUIRE(o.codec == Codec::huffman, "a given histogram makes a Huffman frame");
+  const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
+  device::codebook_stage(st, nullptr, elements, o, d_hist, stream);
+}
+
+void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                                uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet) {
+  VLEC_REQUIRE(o.codec == Codec::huffman, "a built codebook makes a Huffman frame");
+  const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
+  device::frame_stage(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, false, stream);
 }
 
 void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t* d_hist, void* d_frame,

@@ -38,4 +38,13 @@ void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t
                              std::size_t temp_bytes, cudaStream_t stream, const device::CompressOptions& o,
                              uint32_t alphabet);
 
+// compress_with_histogram in two calls on one stream and one temp: the
+// codebook (it needs only the histogram), then the frame. The wavelet writer
+// builds its groups' codebooks while its symbols kernel still runs.
+void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp, std::size_t temp_bytes,
+                                   cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                                uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+
 }  // namespace vlec::cuda

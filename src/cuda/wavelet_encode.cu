@@ -6,8 +6,9 @@
 // CPU writer's own code (wavelet/encode_plan.hpp) from small statistics:
 //  1. samples checksum (segmented, of a byte-swapped copy for big-endian
 //     output); planes split (+ RCT) and forward 5/3 per plane
-//     (vlec/device_dwt.hpp); per subband box: large boxes' largest zigzag
-//     value and histogram at k0 on the GPU. Wait 1 reads the tops and the
+//     (cuda/dwt53_gpu.hpp, which takes each 2D subband's largest zigzag value
+//     as it stores it; tops_kernel where it cannot); per subband box its
+//     histogram at k0 on the GPU. Wait 1 reads the tops and the
 //     checksum; then every group the writer may form (each level whole or
 //     split, the merged coarse groups) gets the shift rule's answer on the
 //     GPU from its boxes' histograms (cuda/wavelet_shift_gpu.hpp), and
@@ -15,20 +16,24 @@
 //  2. Host: the groups, splits and shifts (plan_encode, group_shift), the
 //     same calls the CPU writer makes, on the same answers.
 //  3. One kernel writes every group's symbols and packed low bits and counts
-//     its symbol runs; wait 3 reads the run counts. Groups with long runs
-//     (runs <= n / 3) need cpu::choose_codec over their symbols: those are
-//     copied to the host (one more wait each), the rest are Huffman.
-//  4. Every group's embedded frame by device::compress with that codec, on
-//     the side streams (groups are independent); wait 4 reads their sizes.
-//  5. Host: the header area (finish_header); then the header area and every
-//     group's frame and low bits are copied into the output, on the stream.
+//     its symbol runs. Before it, one kernel derives every group's symbol
+//     histogram from the shift rule's merged bins; beside it, on the side
+//     streams, each group's Huffman codebook is built from that histogram.
+//     Wait 3 reads the run counts. Groups with long runs (runs <= n / 3)
+//     need cpu::choose_codec over their symbols: those are copied to the
+//     host (one more wait each), the rest are Huffman.
+//  4. Every group's embedded frame (with its codebook from step 3, or by
+//     device::compress with its codec), on the side streams (groups are
+//     independent); wait 4 reads their sizes.
+//  5. Host: the header area (finish_header); then the header area, and every
+//     group's frame and low bits by one batched copy, into the output.
 // So 4 waits plus one per run-heavy group; each reads a few bytes to a few
 // KB.
 //
 // Temp storage is sized from the shape alone (the query cannot see the
 // data): every region holds the largest of the groupings the writer may
 // choose (each level whole or split), symbols of 2 bytes and 24 low bits per
-// coefficient, every codec's temp. The embedded frames share the
+// coefficient, each group's frame temp for any codec. The embedded frames share the
 // coefficients' region (the symbols kernel has consumed it before the
 // first frame is written).
 #include <cub/device/device_memcpy.cuh>
@@ -68,6 +73,7 @@ bool wavelet_gpu::threaded_frame_enqueue = true;
 unsigned wavelet_gpu::encode_side_streams = kEncodeSideStreams;
 bool wavelet_gpu::histograms_from_statistics = true;
 bool wavelet_gpu::tops_in_transform = true;
+bool wavelet_gpu::codebooks_beside_symbols = true;
 
 namespace {
 
@@ -281,8 +287,54 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   SAFETY_CHECK(sym_used <= L.symbols_bytes && low_used <= L.low_bytes && sym_boxes.size() <= L.boxes.size(),
                ErrorCode::cuda_error, "wavelet encode regions exceeded");
 
-  // 3. Symbols, low bits, runs.
+  // 3. Symbols, low bits, runs; beside them, every group's codebook.
   phase(wg::kDecided, stream);
+  const std::size_t streams = std::clamp<std::size_t>(wg::encode_side_streams, 1, kSideStreams);
+  const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + streams);
+  const std::size_t used = std::min<std::size_t>(side.size(), G);
+  // Side stream s takes groups s, s + used, ... (their codebooks, then their
+  // frames). A group's frame is several launches, ~40 us of the host's
+  // time: with wavelet_gpu::threaded_frame_enqueue a host thread per side
+  // stream enqueues its groups (each thread on the caller's device).
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  auto on_side_streams = [&](auto&& job) {  // job(group, its stream)
+    parallel_for(used, wg::threaded_frame_enqueue ? static_cast<unsigned>(used) : 1, [&](std::size_t s) {
+      if (wg::threaded_frame_enqueue) CUDA_CHECK(cudaSetDevice(device));
+      for (std::size_t g = s; g < G; g += used) job(g, side[s]);
+    });
+  };
+  // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
+  auto alphabet_of = [&](std::size_t g) {
+    return static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
+  };
+  // Each group's frame temp, large enough for any codec (chosen after wait 3).
+  std::vector<std::size_t> temp_at(G);
+  std::size_t temps_used = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    temp_at[g] = temps_used;
+    temps_used += frame_temp_for(counts[g]);
+  }
+  SAFETY_CHECK(temps_used <= L.frame_temp_bytes, ErrorCode::cuda_error, "wavelet frame temps exceeded");
+  // The groups' histograms from their statistics (GroupShifts' merged bins),
+  // all in one launch: no histogram pass per group.
+  std::vector<const uint64_t*> given_hist(G, nullptr);
+  if (wg::histograms_from_statistics) {
+    std::vector<wg::GroupHistogram> hist_jobs;
+    auto* group_hist = reinterpret_cast<unsigned long long*>(t + L.group_hist);
+    for (std::size_t g = 0; g < G; ++g) {
+      if (counts[g] == 0) continue;
+      unsigned long long* out = group_hist + g * std::size_t{wg::kHistBins};
+      hist_jobs.push_back(candidates.histogram_job(plan.specs[g].plane, sb.boxes(plan.specs[g]), shifts[g], out));
+      SAFETY_CHECK(hist_jobs.back().alphabet == alphabet_of(g), ErrorCode::cuda_error, "wavelet group ", g,
+                   ": its histogram's alphabet differs from its statistics'");
+      given_hist[g] = reinterpret_cast<const uint64_t*>(out);
+    }
+    candidates.enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs), t + L.scratch,
+                                  writes, stream);
+  }
+  CallEvents events;
+  const cudaEvent_t histograms_done = events.record(stream);
   const uint32_t sym_tile_count = wg::number_tiles(sym_boxes.data(), sym_boxes.size());
   writes.add(t + L.sym_boxes, sym_boxes, stream);
   writes.add(t + L.groups, groups, stream);
@@ -292,6 +344,18 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   wg::launch_symbols(geo, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
                      static_cast<uint32_t>(sym_boxes.size()), sym_tile_count,
                      reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs, stream);
+  // The codebooks (Huffman, as every group of a photograph turns out) on the
+  // side streams while the symbols kernel runs: each is one block's
+  // latency-bound work (30-100 us), which otherwise heads its frame's chain.
+  const bool early_books = wg::histograms_from_statistics && wg::codebooks_beside_symbols;
+  if (early_books) {
+    for (std::size_t s = 0; s < used; ++s) CUDA_CHECK(cudaStreamWaitEvent(side[s], histograms_done, 0));
+    on_side_streams([&](std::size_t g, cudaStream_t st) {
+      if (given_hist[g])
+        build_codebook_from_histogram(given_hist[g], counts[g], t + L.frame_temp + temp_at[g], frame_temp_for(counts[g]),
+                                      st, frame_options(Codec::huffman, types[g]), alphabet_of(g));
+    });
+  }
   std::vector<uint64_t> host_runs;
   phase(wg::kSymbolsEnqueued, stream);
   read_now(host_runs, runs, G, stream);  // wait 3
@@ -306,62 +370,33 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 
   // 4. The embedded frames, side by side (the coefficients' region is free now).
   phase(wg::kCodecsChosen, stream);
-  const std::size_t streams = std::clamp<std::size_t>(wg::encode_side_streams, 1, kSideStreams);
-  const std::vector<cudaStream_t> side(side_streams().begin(), side_streams().begin() + streams);
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
-  std::vector<std::size_t> frame_at(G), temp_at(G);
-  std::size_t frames_used = 0, temps_used = 0;
+  std::vector<std::size_t> frame_at(G);
+  std::size_t frames_used = 0;
   for (std::size_t g = 0; g < G; ++g) {
     frame_at[g] = frames_used;
     frames_used += round_up(device::compress_capacity(counts[g], frame_options(codecs[g], types[g])));
-    temp_at[g] = temps_used;
-    temps_used += frame_temp_for(counts[g], codecs[g], types[g]);
   }
-  SAFETY_CHECK(frames_used <= L.coeffs_bytes && temps_used <= L.frame_temp_bytes, ErrorCode::cuda_error,
-               "wavelet frames regions exceeded");
-  // Huffman groups' histograms from their statistics (GroupShifts' merged
-  // bins), all in one launch before the fork: no histogram pass per group.
-  std::vector<wg::GroupHistogram> hist_jobs;
-  std::vector<const uint64_t*> given_hist(G, nullptr);
-  auto* group_hist = reinterpret_cast<unsigned long long*>(t + L.group_hist);
-  for (std::size_t g = 0; g < G; ++g) {
-    if (codecs[g] != Codec::huffman || counts[g] == 0 || !wg::histograms_from_statistics) continue;
-    unsigned long long* out = group_hist + g * std::size_t{wg::kHistBins};
-    hist_jobs.push_back(candidates.histogram_job(plan.specs[g].plane, sb.boxes(plan.specs[g]), shifts[g], out));
-    SAFETY_CHECK(hist_jobs.back().alphabet == (plan.stats[g].top >> shifts[g]) + 1, ErrorCode::cuda_error,
-                 "wavelet group ", g, ": its histogram's alphabet differs from its statistics'");
-    given_hist[g] = reinterpret_cast<const uint64_t*>(out);
-  }
-  candidates.enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs), t + L.scratch,
-                                writes, stream);
-  CallEvents events;
-  const std::size_t used = std::min<std::size_t>(side.size(), G);
+  SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
   fork_side_streams(events, stream, used);
-  // Side stream s takes groups s, s + used, ... in order. Each group's
-  // enqueue is ~8 launches, ~40 us of the host's time: with
-  // wavelet_gpu::threaded_frame_enqueue a host thread per side stream
-  // enqueues its groups (each thread on the caller's device).
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  auto enqueue_side = [&](std::size_t s) {
-    if (wg::threaded_frame_enqueue) CUDA_CHECK(cudaSetDevice(device));
-    for (std::size_t g = s; g < G; g += used) {
-      const device::CompressOptions fo = frame_options(codecs[g], types[g]);
-      // Every symbol is at most top >> shift: the codebook builder's kernel fits that alphabet.
-      const uint32_t alphabet = static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
-      void* frame = t + L.coeffs + frame_at[g];
-      const std::size_t capacity = device::compress_capacity(counts[g], fo);
-      void* temp = t + L.frame_temp + temp_at[g];
-      const std::size_t temp_bytes = frame_temp_for(counts[g], codecs[g], types[g]);
-      if (given_hist[g])
-        compress_with_histogram(t + L.symbols + sym_at[g], counts[g], given_hist[g], frame, capacity, sizes + 2 * g,
-                                sizes + 2 * g + 1, temp, temp_bytes, side[s], fo, alphabet);
-      else
-        compress_bounded_alphabet(t + L.symbols + sym_at[g], counts[g], frame, capacity, sizes + 2 * g,
-                                  sizes + 2 * g + 1, temp, temp_bytes, side[s], fo, alphabet);
-    }
-  };
-  parallel_for(used, wg::threaded_frame_enqueue ? static_cast<unsigned>(used) : 1, enqueue_side);
+  on_side_streams([&](std::size_t g, cudaStream_t st) {
+    const device::CompressOptions fo = frame_options(codecs[g], types[g]);
+    const void* in = t + L.symbols + sym_at[g];
+    void* frame = t + L.coeffs + frame_at[g];
+    const std::size_t capacity = device::compress_capacity(counts[g], fo);
+    void* temp = t + L.frame_temp + temp_at[g];
+    const std::size_t temp_bytes = frame_temp_for(counts[g]);
+    uint64_t* size = sizes + 2 * g;
+    if (codecs[g] == Codec::huffman && given_hist[g] && early_books)
+      encode_with_built_codebook(in, counts[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
+                                 alphabet_of(g));
+    else if (codecs[g] == Codec::huffman && given_hist[g])
+      compress_with_histogram(in, counts[g], given_hist[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
+                              alphabet_of(g));
+    else
+      compress_bounded_alphabet(in, counts[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
+                                alphabet_of(g));
+  });
   join_side_streams(events, stream, used);
   std::vector<uint64_t> host_sizes;
   phase(wg::kFramesEnqueued, stream);

@@ -94,6 +94,10 @@ extern bool histograms_from_statistics;
 // where every level splits x and y of a 2D image (true, the default), or a
 // tops pass reads them back (the benchmark and a test compare).
 extern bool tops_in_transform;
+// Whether the groups' codebooks (from those histograms) are built on the
+// side streams while the symbols kernel runs (true, the default), or at the
+// head of each group's frame (the benchmark compares).
+extern bool codebooks_beside_symbols;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
