@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
@@ -43,6 +44,36 @@ float median_ms(int repeat, cudaStream_t stream, F&& run) {
   CUDA_CHECK(cudaEventDestroy(b));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+// Medians in milliseconds of `repeat` runs each of `a` and `b`, alternated
+// (a, b, a, b, ...) after two warm-ups of each: host noise that drifts
+// between blocks of runs hits both alike, so small differences between
+// two settings show.
+template <typename A, typename B>
+std::pair<float, float> paired_median_ms(int repeat, cudaStream_t stream, A&& a, B&& b) {
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  for (int i = 0; i < 2; ++i) a(), b();
+  std::vector<float> ms[2];
+  auto timed = [&](auto&& run) {
+    CUDA_CHECK(cudaEventRecord(e0, stream));
+    run();
+    CUDA_CHECK(cudaEventRecord(e1, stream));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    return t;
+  };
+  for (int i = 0; i < std::max(repeat, 1); ++i) {
+    ms[0].push_back(timed(a));
+    ms[1].push_back(timed(b));
+  }
+  CUDA_CHECK(cudaEventDestroy(e0));
+  CUDA_CHECK(cudaEventDestroy(e1));
+  for (auto& v : ms) std::sort(v.begin(), v.end());
+  return {ms[0][ms[0].size() / 2], ms[1][ms[1].size() / 2]};
 }
 
 // The same on the default stream.

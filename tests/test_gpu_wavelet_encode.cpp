@@ -160,8 +160,10 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
 // with histograms from the statistics (the default) or counted over the
 // symbols, with the subband tops taken by the transform (the default) or by
 // their own pass, with the codebooks built beside the symbols kernel (the
-// default) or with the frames, write the same frame: three planes at six
-// levels make 40-odd groups, each with its own frame temp.
+// default) or with the frames, with the checksum and level 1's histograms
+// beside the coarser levels (the default) or in order, write the same
+// frame: three planes at six levels make 40-odd groups, each with its own
+// frame temp.
 TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(58);
@@ -172,29 +174,33 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   struct Setting {
     bool threaded;
     unsigned side;
-    bool given_histograms, tops_in_transform, early_books;
+    bool given_histograms, tops_in_transform, early_books, overlapped;
   };
-  for (const Setting& c : {Setting{true, streams, true, true, true}, Setting{false, streams, true, true, true},
-                           Setting{true, 3, true, false, true}, Setting{true, 1, false, true, true},
-                           Setting{true, streams, true, true, false}}) {
+  for (const Setting& c :
+       {Setting{true, streams, true, true, true, true}, Setting{false, streams, true, true, true, true},
+        Setting{true, 3, true, false, true, true}, Setting{true, 1, false, true, true, false},
+        Setting{true, streams, true, true, false, false}}) {
     wg::threaded_frame_enqueue = c.threaded;
     wg::encode_side_streams = c.side;
     wg::histograms_from_statistics = c.given_histograms;
     wg::tops_in_transform = c.tops_in_transform;
     wg::codebooks_beside_symbols = c.early_books;
+    wg::overlapped_statistics = c.overlapped;
     WaveletOptions o;
     o.levels = 6;
     check_case(data, im, o,
                std::string(c.threaded ? "a thread per side stream, " : "one thread, ") + std::to_string(c.side) +
                    " side streams, histograms " + (c.given_histograms ? "from the statistics" : "counted") +
                    ", tops " + (c.tops_in_transform ? "in the transform" : "by their own pass") + ", codebooks " +
-                   (c.early_books ? "beside the symbols" : "with the frames"));
+                   (c.early_books ? "beside the symbols" : "with the frames") +
+                   (c.overlapped ? ", statistics beside the coarser levels" : ", statistics in order"));
   }
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;
   wg::tops_in_transform = true;
   wg::codebooks_beside_symbols = true;
+  wg::overlapped_statistics = true;
 }
 
 TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {

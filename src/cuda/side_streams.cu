@@ -27,10 +27,15 @@ CallEvents::~CallEvents() {
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
 }
 
-cudaEvent_t CallEvents::record(cudaStream_t stream) {
+cudaEvent_t CallEvents::make() {
   cudaEvent_t e;
   CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   events_.push_back(e);
+  return e;
+}
+
+cudaEvent_t CallEvents::record(cudaStream_t stream) {
+  const cudaEvent_t e = make();
   CUDA_CHECK(cudaEventRecord(e, stream));
   return e;
 }

@@ -37,6 +37,8 @@ class CallEvents {
   CallEvents& operator=(const CallEvents&) = delete;
   ~CallEvents();
   cudaEvent_t record(cudaStream_t stream);
+  // An event of this call, not yet recorded.
+  cudaEvent_t make();
 
  private:
   std::vector<cudaEvent_t> events_;

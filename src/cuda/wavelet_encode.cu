@@ -74,6 +74,7 @@ unsigned wavelet_gpu::encode_side_streams = kEncodeSideStreams;
 bool wavelet_gpu::histograms_from_statistics = true;
 bool wavelet_gpu::tops_in_transform = true;
 bool wavelet_gpu::codebooks_beside_symbols = true;
+bool wavelet_gpu::overlapped_statistics = true;
 
 namespace {
 
@@ -174,13 +175,6 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // 1. Checksum, planes, transform, statistics.
   phase(wg::kStart, stream);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * kStatusWords, stream));
-  const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
-  if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
-    wg::launch_swap16(static_cast<const uint16_t*>(d_samples), reinterpret_cast<uint16_t*>(t + L.symbols), total,
-                      stream);
-    hashed = t + L.symbols;
-  }
-  samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, stream);
   const Subbands sb(L.shape, h.levels);
   std::map<BoxKey, uint32_t> slot_of;
   for (const StatBox& s : L.boxes) slot_of[key_of(s.plane, s.box)] = s.slot;
@@ -191,10 +185,70 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // for them); else tops_kernel does.
   const std::vector<std::vector<cuda::dwt::BandTops>> band_tops =
       transform_tops(sb, L.shape.nz, im.planes, slot_of, tops);
+  // The boxes' statistics: with the transform's tops and more than one
+  // level, level 1's details (3/4 of a 2D image) are counted on a side
+  // stream as soon as each plane's level 1 is done, while the coarser,
+  // latency-bound levels run; the samples checksum runs on another side
+  // stream from the start. Lists: [early boxes of plane 0, 1, ...] then the
+  // late boxes, each list's tiles numbered from 0.
+  const bool overlap = wg::overlapped_statistics && !band_tops.empty() && h.levels >= 2;
+  std::vector<wg::EncodeBox> stat_list;
+  std::vector<std::size_t> list_at;  // list i: stat_list[list_at[i], list_at[i + 1])
+  auto add_list = [&](const std::vector<std::pair<unsigned, Box>>& boxes) {
+    list_at.push_back(stat_list.size());
+    for (const auto& [plane, box] : boxes) {
+      wg::EncodeBox e = encode_box(box, plane * L.pixels);
+      e.slot = slot_of.at(key_of(plane, box));
+      stat_list.push_back(e);
+    }
+  };
+  std::vector<std::pair<unsigned, Box>> late;
+  for (unsigned p = 0; p < im.planes; ++p) {
+    std::vector<std::pair<unsigned, Box>> early;
+    for (const StatBox& s : L.boxes)
+      if (s.plane == p) {
+        const BoxKey k = key_of(p, s.box);
+        const bool level1 = k == key_of(p, sb.detail(1, 1)) || k == key_of(p, sb.detail(1, 2)) ||
+                            k == key_of(p, sb.detail(1, 3));
+        (overlap && level1 ? early : late).push_back({s.plane, s.box});
+      }
+    if (overlap) add_list(early);
+  }
+  add_list(late);
+  list_at.push_back(stat_list.size());
+  std::vector<uint32_t> list_tiles(list_at.size() - 1);
+  for (std::size_t i = 0; i + 1 < list_at.size(); ++i)
+    list_tiles[i] = wg::number_tiles(stat_list.data() + list_at[i], list_at[i + 1] - list_at[i]);
+  auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
+  writes.add(stat_boxes, stat_list, stream);
+  auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
+  wg::PlaneGeometry geo;
+  geo.coeffs = coeffs;
+  geo.width = L.shape.nx;
+  geo.height = L.shape.ny;
+  auto histogram = [&](std::size_t list, cudaStream_t on) {
+    wg::launch_histogram(geo, stat_boxes + list_at[list], static_cast<uint32_t>(list_at[list + 1] - list_at[list]),
+                         list_tiles[list], tops, hist, on);
+  };
+  CallEvents events;
+  const cudaStream_t hash_stream = overlap ? side_streams()[0] : stream;
+  const cudaStream_t early_stream = overlap ? side_streams()[1] : stream;
+  if (overlap) CUDA_CHECK(cudaStreamWaitEvent(hash_stream, events.record(stream), 0));
+  const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
+  if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
+    wg::launch_swap16(static_cast<const uint16_t*>(d_samples), reinterpret_cast<uint16_t*>(t + L.symbols), total,
+                      hash_stream);
+    hashed = t + L.symbols;
+  }
+  samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, hash_stream);
   auto forward = [&](const void* samples, DwtSample type, unsigned p) {
+    const cudaEvent_t level1 = overlap ? events.make() : nullptr;
     cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h.levels, status + kStatusDwt + p, t + L.dwt,
-                       L.dwt_bytes, stream, cuda::dwt::Tuning{},
-                       band_tops.empty() ? nullptr : band_tops[p].data());
+                       L.dwt_bytes, stream, cuda::dwt::Tuning{}, band_tops.empty() ? nullptr : band_tops[p].data(),
+                       level1);
+    if (!overlap) return;
+    CUDA_CHECK(cudaStreamWaitEvent(early_stream, level1, 0));
+    histogram(p, early_stream);  // plane p's level 1
   };
   if (im.planes == 1) {
     forward(d_samples, im.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, 0);
@@ -203,23 +257,14 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     wg::launch_split(d_samples, width, im.planes, h.rct, L.pixels, planar, stream);
     for (unsigned p = 0; p < im.planes; ++p) forward(planar + p * L.pixels, DwtSample::i32, p);
   }
-  wg::PlaneGeometry geo;
-  geo.coeffs = coeffs;
-  geo.width = L.shape.nx;
-  geo.height = L.shape.ny;
-  std::vector<wg::EncodeBox> large_boxes;
-  for (const StatBox& s : L.boxes) {
-    wg::EncodeBox e = encode_box(s.box, s.plane * L.pixels);
-    e.slot = s.slot;
-    large_boxes.push_back(e);
+  const std::size_t late_list = list_at.size() - 2;  // every box when tops_kernel runs (no early lists then)
+  if (band_tops.empty())
+    wg::launch_tops(geo, stat_boxes, static_cast<uint32_t>(stat_list.size()), list_tiles[late_list], tops, stream);
+  histogram(late_list, stream);
+  if (overlap) {
+    CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(hash_stream), 0));
+    CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(early_stream), 0));
   }
-  const uint32_t large_tile_count = wg::number_tiles(large_boxes.data(), large_boxes.size());
-  const auto large_box_count = static_cast<uint32_t>(large_boxes.size());
-  auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
-  writes.add(stat_boxes, large_boxes, stream);
-  auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
-  if (band_tops.empty()) wg::launch_tops(geo, stat_boxes, large_box_count, large_tile_count, tops, stream);
-  wg::launch_histogram(geo, stat_boxes, large_box_count, large_tile_count, L.large, tops, hist, stream);
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
   HostReads reads;
@@ -333,7 +378,6 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     candidates.enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs), t + L.scratch,
                                   writes, stream);
   }
-  CallEvents events;
   const cudaEvent_t histograms_done = events.record(stream);
   const uint32_t sym_tile_count = wg::number_tiles(sym_boxes.data(), sym_boxes.size());
   writes.add(t + L.sym_boxes, sym_boxes, stream);

@@ -258,13 +258,17 @@ struct BoxCounters {
   }
 };
 
-// Zero the bins each slot's histogram will use (they follow from its top):
-// at most 65,536 a slot, where a memset of every slot's 65,536 was 14-42 MB
-// for a small image.
-__global__ void __launch_bounds__(1024) zero_used_bins_kernel(const uint32_t* tops, unsigned long long* hist) {
-  const uint32_t bins = box_bins(tops[blockIdx.y]).bins;
+// Zero the bins each box's histogram will use (they follow from its top):
+// at most 65,536 a box, where a memset of every slot's 65,536 was 14-42 MB
+// for a small image. Only the listed boxes: the others' tops may not be
+// final yet (wavelet_encode.cu counts level 1 while the coarser levels are
+// still being transformed).
+__global__ void __launch_bounds__(1024) zero_used_bins_kernel(const EncodeBox* boxes, const uint32_t* tops,
+                                                               unsigned long long* hist) {
+  const uint32_t slot = boxes[blockIdx.y].slot;
+  const uint32_t bins = box_bins(tops[slot]).bins;
   const uint32_t u = blockIdx.x * 1024 + threadIdx.x;
-  if (u < bins) hist[uint64_t{blockIdx.y} * kHistBins + u] = 0;
+  if (u < bins) hist[uint64_t{slot} * kHistBins + u] = 0;
 }
 
 struct FlushCounts {  // 32-bit counters, one a bin
@@ -507,9 +511,10 @@ void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_co
 }
 
 void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
-                      uint32_t slots, const uint32_t* tops, unsigned long long* hist, cudaStream_t stream) {
+                      const uint32_t* tops, unsigned long long* hist, cudaStream_t stream) {
   if (tile_count == 0) return;
-  zero_used_bins_kernel<<<dim3(kHistBins / 1024, slots), 1024, 0, stream>>>(tops, hist);
+  VLEC_REQUIRE(box_count < 65536, "too many wavelet boxes for one launch: ", box_count);
+  zero_used_bins_kernel<<<dim3(kHistBins / 1024, box_count), 1024, 0, stream>>>(boxes, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   constexpr std::size_t kWideShared = std::size_t{4} * kWideWords;
   CUDA_CHECK(cudaFuncSetAttribute(histogram_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -68,12 +68,13 @@ void launch_split(const void* samples, unsigned sample_bytes, unsigned planes, b
 void launch_swap16(const uint16_t* in, uint16_t* out, uint64_t count, cudaStream_t stream);
 
 // tops[box.slot] (zeroed before) = largest zigzag value; hist[box.slot * kHistBins + (z >> k0)] counted
-// for the boxes of `tiles` (slots 0 .. slots - 1; launch_histogram zeroes the bins each uses first).
+// for the listed boxes (launch_histogram zeroes the bins each uses first; it
+// reads only their tops).
 // `boxes` (box_count of them, numbered by number_tiles) hold tile_count tiles.
 void launch_tops(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                  uint32_t* tops, cudaStream_t stream);
 void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
-                      uint32_t slots, const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
+                      const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
 // Symbols and low bits of every group; runs[group] (zeroed before) += the
 // values that start a run (differ from the value before in the group).
 void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
@@ -98,6 +99,10 @@ extern bool tops_in_transform;
 // side streams while the symbols kernel runs (true, the default), or at the
 // head of each group's frame (the benchmark compares).
 extern bool codebooks_beside_symbols;
+// Whether the samples checksum and the finest level's histograms run on side
+// streams beside the coarser levels of the transform (true, the default), or
+// all in order on the caller's stream (the benchmark compares).
+extern bool overlapped_statistics;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
