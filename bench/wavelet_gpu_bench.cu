@@ -464,9 +464,12 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::tops_in_transform = false; }, [] { wg::tops_in_transform = true; });
     timed_compress("each codebook built at the head of its frame", "codebooks built beside the symbols kernel",
                    [] { wg::codebooks_beside_symbols = false; }, [] { wg::codebooks_beside_symbols = true; });
-    timed_compress("the checksum and level 1's histograms in order on one stream",
-                   "both beside the coarser levels", [] { wg::overlapped_statistics = false; },
+    timed_compress("the checksum and the finest levels' histograms in order on one stream",
+                   "beside the coarser levels", [] { wg::overlapped_statistics = false; },
                    [] { wg::overlapped_statistics = true; });
+    const unsigned early = wg::early_histogram_levels;
+    timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
+                   [&] { wg::early_histogram_levels = early; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

@@ -195,6 +195,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
                    (c.early_books ? "beside the symbols" : "with the frames") +
                    (c.overlapped ? ", statistics beside the coarser levels" : ", statistics in order"));
   }
+  wg::early_histogram_levels = 1;  // level 1 alone counted beside the coarser levels
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "level 1's histograms alone beside the coarser levels");
+  }
+  wg::early_histogram_levels = 2;
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;

@@ -176,7 +176,7 @@ std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tun
 
 void forward(const void* d_samples, DwtSample type, int32_t* d_coeffs, const DwtShape& shape, unsigned levels,
              uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream, const Tuning& tu,
-             const BandTops* tops, cudaEvent_t first_level_done) {
+             const BandTops* tops, const cudaEvent_t* level_done) {
   const std::vector<DwtShape> ext = plan("dwt53_forward", shape, levels);
   if (tops)
     for (std::size_t k = 1; k < ext.size(); ++k)
@@ -214,7 +214,7 @@ void forward(const void* d_samples, DwtSample type, int32_t* d_coeffs, const Dwt
     p.hi = full;
     if (tops) p.tops = tops[k - 1];
     forward_level(p, l, tu, stream);
-    if (k == 1 && first_level_done) CUDA_CHECK(cudaEventRecord(first_level_done, stream));
+    if (level_done && level_done[k - 1]) CUDA_CHECK(cudaEventRecord(level_done[k - 1], stream));
   }
 }
 

@@ -125,11 +125,12 @@ std::size_t temp_bytes(const DwtShape& shape, unsigned levels, const Tuning& tun
 // tops[k - 1], for k <= levels when tops is set: level k's subband tops
 // (BandTops; only levels that split x and y of a 2D shape, with tuning's
 // fused, prefetching rows pass).
-// first_level_done, if set, is recorded on the stream after level 1 (the
-// wavelet writer counts level 1's histograms while the coarser levels run).
+// level_done[k - 1], for k <= levels where set, is recorded on the stream
+// after level k (the wavelet writer counts the finest levels' histograms
+// while the coarser levels run).
 void forward(const void* d_samples, device::DwtSample type, int32_t* d_coeffs, const DwtShape& shape,
              unsigned levels, uint64_t* d_error, void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
-             const Tuning& tuning, const BandTops* tops = nullptr, cudaEvent_t first_level_done = nullptr);
+             const Tuning& tuning, const BandTops* tops = nullptr, const cudaEvent_t* level_done = nullptr);
 // coded[k - 1], for the levels k <= coded_levels where its band[0].symbols
 // is set: level k's details come from it (d_coeffs is not read there); only
 // levels that split x and y of a 2D shape, with tuning's fused, prefetching

@@ -59,6 +59,7 @@
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_layout.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
+#include "dwt/dwt53.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/vlec.hpp"
@@ -75,6 +76,7 @@ bool wavelet_gpu::histograms_from_statistics = true;
 bool wavelet_gpu::tops_in_transform = true;
 bool wavelet_gpu::codebooks_beside_symbols = true;
 bool wavelet_gpu::overlapped_statistics = true;
+unsigned wavelet_gpu::early_histogram_levels = 2;
 
 namespace {
 
@@ -113,6 +115,9 @@ std::vector<std::vector<dwt::BandTops>> transform_tops(const Subbands& sb, uint6
                                                        const std::map<BoxKey, uint32_t>& slot_of, uint32_t* tops) {
   const unsigned levels = sb.levels();
   if (!wg::tops_in_transform || levels == 0 || depth != 1) return {};
+  // The transform's levels are the frame's (its level events and tops are indexed by them).
+  VLEC_REQUIRE(vlec::dwt::level_extents(sb.shape(), levels).size() == levels + 1,
+               "the wavelet writer's level count differs from the transform's");
   for (unsigned k = 1; k <= levels; ++k)  // level k's input splits x and y
     if (sb.detail(k, 1).nx == 0 || sb.detail(k, 2).ny == 0) return {};
   std::vector<std::vector<dwt::BandTops>> out(planes, std::vector<dwt::BandTops>(levels));
@@ -186,12 +191,14 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   const std::vector<std::vector<cuda::dwt::BandTops>> band_tops =
       transform_tops(sb, L.shape.nz, im.planes, slot_of, tops);
   // The boxes' statistics: with the transform's tops and more than one
-  // level, level 1's details (3/4 of a 2D image) are counted on a side
-  // stream as soon as each plane's level 1 is done, while the coarser,
-  // latency-bound levels run; the samples checksum runs on another side
-  // stream from the start. Lists: [early boxes of plane 0, 1, ...] then the
-  // late boxes, each list's tiles numbered from 0.
+  // level, the details of level 1 (3/4 of a 2D image) and of level 2 (3/16)
+  // are counted on a side stream as soon as each plane's level is done,
+  // while the coarser, latency-bound levels run; the samples checksum runs
+  // on another side stream from the start. Lists: for each plane, its level
+  // 1 and level 2 details, then every other box; each list's tiles are
+  // numbered from 0.
   const bool overlap = wg::overlapped_statistics && !band_tops.empty() && h.levels >= 2;
+  const unsigned early_levels = overlap ? std::clamp(wg::early_histogram_levels, 1u, h.levels - 1) : 0;
   std::vector<wg::EncodeBox> stat_list;
   std::vector<std::size_t> list_at;  // list i: stat_list[list_at[i], list_at[i + 1])
   auto add_list = [&](const std::vector<std::pair<unsigned, Box>>& boxes) {
@@ -204,15 +211,16 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   };
   std::vector<std::pair<unsigned, Box>> late;
   for (unsigned p = 0; p < im.planes; ++p) {
-    std::vector<std::pair<unsigned, Box>> early;
-    for (const StatBox& s : L.boxes)
-      if (s.plane == p) {
-        const BoxKey k = key_of(p, s.box);
-        const bool level1 = k == key_of(p, sb.detail(1, 1)) || k == key_of(p, sb.detail(1, 2)) ||
-                            k == key_of(p, sb.detail(1, 3));
-        (overlap && level1 ? early : late).push_back({s.plane, s.box});
-      }
-    if (overlap) add_list(early);
+    std::vector<std::vector<std::pair<unsigned, Box>>> early(early_levels);
+    for (const StatBox& s : L.boxes) {
+      if (s.plane != p) continue;
+      unsigned level = 0;  // 1-based level of an early list's box
+      for (unsigned k = 1; k <= early_levels && !level; ++k)
+        for (unsigned kind = 1; kind <= 3; ++kind)
+          if (key_of(p, s.box) == key_of(p, sb.detail(k, kind))) level = k;
+      (level ? early[level - 1] : late).push_back({s.plane, s.box});
+    }
+    for (const auto& list : early) add_list(list);  // list p * early_levels + k - 1
   }
   add_list(late);
   list_at.push_back(stat_list.size());
@@ -242,13 +250,15 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   }
   samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, hash_stream);
   auto forward = [&](const void* samples, DwtSample type, unsigned p) {
-    const cudaEvent_t level1 = overlap ? events.make() : nullptr;
+    std::vector<cudaEvent_t> level_done(h.levels, nullptr);
+    for (unsigned k = 0; k < early_levels; ++k) level_done[k] = events.make();
     cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h.levels, status + kStatusDwt + p, t + L.dwt,
                        L.dwt_bytes, stream, cuda::dwt::Tuning{}, band_tops.empty() ? nullptr : band_tops[p].data(),
-                       level1);
-    if (!overlap) return;
-    CUDA_CHECK(cudaStreamWaitEvent(early_stream, level1, 0));
-    histogram(p, early_stream);  // plane p's level 1
+                       level_done.data());
+    for (unsigned k = 0; k < early_levels; ++k) {  // plane p's level k + 1
+      CUDA_CHECK(cudaStreamWaitEvent(early_stream, level_done[k], 0));
+      histogram(p * early_levels + k, early_stream);
+    }
   };
   if (im.planes == 1) {
     forward(d_samples, im.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, 0);

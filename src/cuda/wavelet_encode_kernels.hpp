@@ -99,10 +99,14 @@ extern bool tops_in_transform;
 // side streams while the symbols kernel runs (true, the default), or at the
 // head of each group's frame (the benchmark compares).
 extern bool codebooks_beside_symbols;
-// Whether the samples checksum and the finest level's histograms run on side
+// Whether the samples checksum and the finest levels' histograms run on side
 // streams beside the coarser levels of the transform (true, the default), or
 // all in order on the caller's stream (the benchmark compares).
 extern bool overlapped_statistics;
+// With overlapped_statistics: the finest levels whose histograms start as
+// soon as their level is transformed (2 by default; at least 1, below the
+// level count).
+extern unsigned early_histogram_levels;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
