@@ -22,58 +22,56 @@ inline std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// One run of `run` (which enqueues on `stream`) timed by the events a and b.
+template <typename F>
+float time_ms(cudaEvent_t a, cudaEvent_t b, cudaStream_t stream, F&& run) {
+  CUDA_CHECK(cudaEventRecord(a, stream));
+  run();
+  CUDA_CHECK(cudaEventRecord(b, stream));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  float t = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+  return t;
+}
+
+// Medians in milliseconds of `repeat` runs of each of `runs` (each enqueues
+// on `stream`), the runs alternated (r0, r1, ..., r0, r1, ...) after two
+// warm-ups of each.
+template <typename... F>
+std::vector<float> medians_ms(int repeat, cudaStream_t stream, F&&... runs) {
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 2; ++i) (runs(), ...);
+  std::vector<std::vector<float>> ms(sizeof...(runs));
+  for (int i = 0; i < std::max(repeat, 1); ++i) {
+    std::size_t k = 0;
+    ((ms[k++].push_back(time_ms(a, b, stream, runs))), ...);
+  }
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  std::vector<float> out;
+  for (auto& v : ms) {
+    std::sort(v.begin(), v.end());
+    out.push_back(v[v.size() / 2]);
+  }
+  return out;
+}
+
 // Median in milliseconds of `repeat` runs of `run` (which enqueues on
 // `stream`), after two warm-ups.
 template <typename F>
 float median_ms(int repeat, cudaStream_t stream, F&& run) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; ++i) run();
-  std::vector<float> ms;
-  for (int i = 0; i < std::max(repeat, 1); ++i) {
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    run();
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return medians_ms(repeat, stream, run)[0];
 }
 
-// Medians in milliseconds of `repeat` runs each of `a` and `b`, alternated
-// (a, b, a, b, ...) after two warm-ups of each: host noise that drifts
-// between blocks of runs hits both alike, so small differences between
-// two settings show.
+// Medians of `repeat` runs each of `a` and `b`, alternated (a, b, a, b,
+// ...): host noise that drifts between blocks of runs hits both alike, so
+// small differences between two settings show.
 template <typename A, typename B>
 std::pair<float, float> paired_median_ms(int repeat, cudaStream_t stream, A&& a, B&& b) {
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  for (int i = 0; i < 2; ++i) a(), b();
-  std::vector<float> ms[2];
-  auto timed = [&](auto&& run) {
-    CUDA_CHECK(cudaEventRecord(e0, stream));
-    run();
-    CUDA_CHECK(cudaEventRecord(e1, stream));
-    CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    return t;
-  };
-  for (int i = 0; i < std::max(repeat, 1); ++i) {
-    ms[0].push_back(timed(a));
-    ms[1].push_back(timed(b));
-  }
-  CUDA_CHECK(cudaEventDestroy(e0));
-  CUDA_CHECK(cudaEventDestroy(e1));
-  for (auto& v : ms) std::sort(v.begin(), v.end());
-  return {ms[0][ms[0].size() / 2], ms[1][ms[1].size() / 2]};
+  const std::vector<float> m = medians_ms(repeat, stream, a, b);
+  return {m[0], m[1]};
 }
 
 // The same on the default stream.
