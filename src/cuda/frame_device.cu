@@ -444,8 +444,9 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
   decide_header_kernel<<<1, 256, 0, stream>>>(t.scan_status, rle_total, chunks, raw_payload, t.state, a.frame,
                                                static_cast<uint8_t>(codec), static_cast<uint8_t>(width), a.elements,
                                                a.chunk_elements);
-  int sms = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (chunks > 0) {
     const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((chunks + 7) / 8, uint64_t(sms) * 8));
     raw_copy_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint8_t*>(a.in), a.elements * width, chunk_bytes,

@@ -30,6 +30,39 @@ void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t byte
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+// Device-to-host copies of pieces of the frame into `dst` (piece i: bytes
+// [src_at[i], src_at[i] + sizes[i]) of d_frame to dst + dst_at[i]), on the
+// stream, as one cudaMemcpyBatchAsync: each cudaMemcpyAsync cost the host
+// ~1.6 us (16 48-byte reads and one wait: 32 us against 7 us for one, on
+// the H100 machine; -session16-decode-plan-probe.log). On the legacy
+// default stream, or where the runtime refuses the batch, one copy a piece.
+void read_pieces(uint8_t* dst, const uint8_t* d_frame, const std::vector<uint64_t>& dst_at,
+                 const std::vector<uint64_t>& src_at, const std::vector<std::size_t>& sizes, cudaStream_t stream) {
+  std::vector<void*> dsts;
+  std::vector<const void*> srcs;
+  std::vector<std::size_t> bytes;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i]) {
+      dsts.push_back(dst + dst_at[i]);
+      srcs.push_back(d_frame + src_at[i]);
+      bytes.push_back(sizes[i]);
+    }
+  if (bytes.empty()) return;
+  cudaMemcpyAttributes attr{};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;  // after the work before it on the stream
+  std::size_t attr_index = 0;
+  // (The batch takes no legacy default stream.)
+  const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
+  if (wavelet_gpu::batched_header_reads && !legacy) {
+    if (cudaMemcpyBatchAsync(dsts.data(), srcs.data(), bytes.data(), bytes.size(), &attr, &attr_index, 1, stream) ==
+        cudaSuccess)
+      return;
+    (void)cudaGetLastError();  // refused: the error is not sticky
+  }
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], bytes[i], cudaMemcpyDeviceToHost, stream));
+}
+
 }  // namespace
 
 // Host work of every group (parsing embedded headers, staging their
@@ -103,16 +136,22 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     return frames;
   }
   PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
-  for (std::size_t g = 0; g < G; ++g)
-    CUDA_CHECK(cudaMemcpyAsync(fixed.get() + g * format::kFixedHeaderBytes, d_frame + payload + groups[g].frame_offset,
-                               format::kFixedHeaderBytes, cudaMemcpyDeviceToHost, stream));
+  std::vector<uint64_t> dst_at(G), src_at(G);
+  std::vector<std::size_t> sizes(G, format::kFixedHeaderBytes);
+  for (std::size_t g = 0; g < G; ++g) {
+    dst_at[g] = g * format::kFixedHeaderBytes;
+    src_at[g] = payload + groups[g].frame_offset;
+  }
+  read_pieces(fixed.get(), d_frame, dst_at, src_at, sizes, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<uint64_t> at(G + 1, 0);
   for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
   PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
-  for (std::size_t g = 0; g < G; ++g)
-    CUDA_CHECK(cudaMemcpyAsync(areas.get() + at[g], d_frame + payload + groups[g].frame_offset, at[g + 1] - at[g],
-                               cudaMemcpyDeviceToHost, stream));
+  for (std::size_t g = 0; g < G; ++g) {
+    dst_at[g] = at[g];
+    sizes[g] = at[g + 1] - at[g];
+  }
+  read_pieces(areas.get(), d_frame, dst_at, src_at, sizes, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
   return frames;

@@ -10,6 +10,7 @@ namespace vlec::cuda::wavelet_gpu {
 PhaseEvents* phase_events = nullptr;
 uint64_t parallel_group_work = uint64_t{1} << 17;
 bool batched_group_decode = true;
+bool batched_header_reads = true;
 bool coded_detail_bands = true;
 unsigned coded_detail_levels = 1;
 

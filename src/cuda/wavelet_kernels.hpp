@@ -113,5 +113,9 @@ extern unsigned coded_detail_levels;
 // kernel shape (huffman_decode.hpp, the default) or one launch a group on
 // the side streams, as before (benchmarks time both). Not thread-safe.
 extern bool batched_group_decode;
+// Whether the decoder's plan reads the embedded frames' headers with one
+// cudaMemcpyBatchAsync a round (true, the default) or one cudaMemcpyAsync
+// a group (the probe compares).
+extern bool batched_header_reads;
 
 }  // namespace vlec::cuda::wavelet_gpu
