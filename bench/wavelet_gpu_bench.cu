@@ -218,6 +218,20 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
                 "by default level 1's, read from the symbols by the inverse above: %.3f ms), output %s\n",
                 scattered_ms, dec_ms, verdict(same));
+    // The plan's header reads as a cudaMemcpyAsync a group
+    // (wavelet_gpu::batched_header_reads off), alternated run by run with
+    // the batched reads (bench::paired_median_ms).
+    auto decode = [&] {
+      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+    };
+    const auto [batched_ms, per_group_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
+      cuda::wavelet_gpu::batched_header_reads = false;
+      decode();
+      cuda::wavelet_gpu::batched_header_reads = true;
+    });
+    std::printf("  GPU decompress with the plan's header reads a copy a group: %.3f ms (one batch a round, alternated "
+                "with it: %.3f ms)\n",
+                per_group_ms, batched_ms);
   }
 
   // The parts inside the pipeline: events recorded by the decoder between
