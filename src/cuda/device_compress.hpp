@@ -1,5 +1,6 @@
 // cuda/device_compress.hpp: the device compression pipeline (vlec/device.hpp)
-// for callers that know a bound on their symbols.
+// for callers that know a bound on their symbols, or their histogram, or
+// want the codebook built before the data is ready (the wavelet writer).
 //
 // Why: the GPU codebook builder's kernel is chosen by the alphabet's
 // capacity, which device::compress takes from the element type (65,536 for

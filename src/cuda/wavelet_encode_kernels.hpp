@@ -5,10 +5,13 @@
 //  * swap16: a byte-swapped copy of u16 samples, which the samples checksum
 //    hashes when the frame decompresses to big-endian samples;
 //  * tops, histogram: the statistics of each subband box: its largest
-//    zigzag value (atomicMax) and its histogram at k0 = smallest_shift(top)
-//    (the kernel reads the top from device memory, so both are enqueued at
-//    once; shared-memory counters where the bins fit, global atomics
-//    above), from which cuda/wavelet_shift_gpu.hpp evaluates the shift rule;
+//    zigzag value (atomicMax; where every level splits x and y of a 2D
+//    image the forward 5/3 takes the tops as it stores the coefficients,
+//    dwt53_gpu.hpp BandTops, and tops_kernel does not run) and its
+//    histogram at k0 = smallest_shift(top) (the kernel reads the top from
+//    device memory, so both are enqueued at once; shared-memory counters
+//    where the bins fit, global atomics above), from which
+//    cuda/wavelet_shift_gpu.hpp evaluates the shift rule;
 //  * symbols: per group, z >> k as u8 or u16, the low bits packed LSB-first
 //    (each tile ORs its values' bits into shared words, stores the words it
 //    covers whole and ORs the two it shares with neighbouring tiles into
