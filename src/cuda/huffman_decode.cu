@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch_cache.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/huffman_decode_lanes.cuh"
@@ -298,13 +299,9 @@ void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
   const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
   uint64_t blocks = needed;
-  if (a.resident_blocks) {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarpsPerBlock * 32, smem));
-    blocks = std::min(needed, uint64_t(std::max(sms, 1)) * std::max(per_sm, 1));
-  }
+  if (a.resident_blocks)
+    blocks = std::min<uint64_t>(needed,
+                                resident_blocks(reinterpret_cast<const void*>(kernel), kWarpsPerBlock * 32, smem));
   VLEC_REQUIRE(blocks < (uint64_t{1} << 31), "too many chunks for one GPU decode launch: ", a.chunk_count);
   kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, smem, stream>>>(a);
   CUDA_CHECK(cudaGetLastError());

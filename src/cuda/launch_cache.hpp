@@ -2,7 +2,8 @@
 // asked of the runtime once per kernel, block size and device and then kept.
 // The wavelet writer enqueues ~16 frame encodes a call, each launching three
 // encoder kernels: an occupancy query per launch cost the host more than the
-// launch itself on the H100 machine.
+// launch itself on the H100 machine. The Huffman encoders and decoder and the
+// one-pass rle encoder size their persistent grids with it.
 #pragma once
 
 #include <cstddef>

@@ -29,6 +29,7 @@
 
 #include "cuda/chunk_scan.cuh"
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch_cache.hpp"
 #include "cuda/rle_common.cuh"
 #include "cuda/rle_gpu.hpp"
 #include "cuda/warp_index.cuh"
@@ -328,11 +329,8 @@ void launch(const RleEncodeArgs& a, void* d_temp, std::size_t temp_bytes, cudaSt
   VLEC_REQUIRE(t.used <= temp_bytes, "chunked: temporary storage too small");
   // The three pieces are consecutive: one memset clears them.
   CUDA_CHECK(cudaMemsetAsync(d_temp, 0, t.used, stream));
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, onepass_kernel<T>, kThreads, 0));
-  const unsigned grid = static_cast<unsigned>(std::min<uint64_t>(chunks, uint64_t(std::max(per_sm, 1)) * sms));
+  const unsigned grid = static_cast<unsigned>(
+      std::min<uint64_t>(chunks, resident_blocks(reinterpret_cast<const void*>(onepass_kernel<T>), kThreads)));
   onepass_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a.in), a.elements, a.chunk_elements, a,
                                                    payload_scan, run_scan);
   CUDA_CHECK(cudaGetLastError());

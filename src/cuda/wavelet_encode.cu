@@ -201,24 +201,25 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   const unsigned early_levels = overlap ? std::clamp(wg::early_histogram_levels, 1u, h.levels - 1) : 0;
   std::vector<wg::EncodeBox> stat_list;
   std::vector<std::size_t> list_at;  // list i: stat_list[list_at[i], list_at[i + 1])
-  auto add_list = [&](const std::vector<std::pair<unsigned, Box>>& boxes) {
+  auto add_list = [&](const std::vector<const StatBox*>& boxes) {
     list_at.push_back(stat_list.size());
-    for (const auto& [plane, box] : boxes) {
-      wg::EncodeBox e = encode_box(box, plane * L.pixels);
-      e.slot = slot_of.at(key_of(plane, box));
+    for (const StatBox* s : boxes) {
+      wg::EncodeBox e = encode_box(s->box, s->plane * L.pixels);
+      e.slot = s->slot;
       stat_list.push_back(e);
     }
   };
-  std::vector<std::pair<unsigned, Box>> late;
+  std::vector<const StatBox*> late;
   for (unsigned p = 0; p < im.planes; ++p) {
-    std::vector<std::vector<std::pair<unsigned, Box>>> early(early_levels);
+    std::vector<std::vector<const StatBox*>> early(early_levels);
     for (const StatBox& s : L.boxes) {
       if (s.plane != p) continue;
+      const BoxKey key = key_of(p, s.box);
       unsigned level = 0;  // 1-based level of an early list's box
       for (unsigned k = 1; k <= early_levels && !level; ++k)
         for (unsigned kind = 1; kind <= 3; ++kind)
-          if (key_of(p, s.box) == key_of(p, sb.detail(k, kind))) level = k;
-      (level ? early[level - 1] : late).push_back({s.plane, s.box});
+          if (key == key_of(p, sb.detail(k, kind))) level = k;
+      (level ? early[level - 1] : late).push_back(&s);
     }
     for (const auto& list : early) add_list(list);  // list p * early_levels + k - 1
   }
@@ -364,11 +365,12 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     return static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
   };
   // Each group's frame temp, large enough for any codec (chosen after wait 3).
-  std::vector<std::size_t> temp_at(G);
+  std::vector<std::size_t> temp_at(G), temp_bytes_of(G);
   std::size_t temps_used = 0;
   for (std::size_t g = 0; g < G; ++g) {
     temp_at[g] = temps_used;
-    temps_used += frame_temp_for(counts[g]);
+    temp_bytes_of[g] = frame_temp_for(counts[g]);
+    temps_used += temp_bytes_of[g];
   }
   SAFETY_CHECK(temps_used <= L.frame_temp_bytes, ErrorCode::cuda_error, "wavelet frame temps exceeded");
   // The groups' histograms from their statistics (GroupShifts' merged bins),
@@ -406,8 +408,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     for (std::size_t s = 0; s < used; ++s) CUDA_CHECK(cudaStreamWaitEvent(side[s], histograms_done, 0));
     on_side_streams([&](std::size_t g, cudaStream_t st) {
       if (given_hist[g])
-        build_codebook_from_histogram(given_hist[g], counts[g], t + L.frame_temp + temp_at[g], frame_temp_for(counts[g]),
-                                      st, frame_options(Codec::huffman, types[g]), alphabet_of(g));
+        build_codebook_from_histogram(given_hist[g], counts[g], t + L.frame_temp + temp_at[g], temp_bytes_of[g], st,
+                                      frame_options(Codec::huffman, types[g]), alphabet_of(g));
     });
   }
   std::vector<uint64_t> host_runs;
@@ -439,16 +441,16 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     void* frame = t + L.coeffs + frame_at[g];
     const std::size_t capacity = device::compress_capacity(counts[g], fo);
     void* temp = t + L.frame_temp + temp_at[g];
-    const std::size_t temp_bytes = frame_temp_for(counts[g]);
+    const std::size_t group_temp_bytes = temp_bytes_of[g];
     uint64_t* size = sizes + 2 * g;
     if (codecs[g] == Codec::huffman && given_hist[g] && early_books)
-      encode_with_built_codebook(in, counts[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
+      encode_with_built_codebook(in, counts[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
                                  alphabet_of(g));
     else if (codecs[g] == Codec::huffman && given_hist[g])
-      compress_with_histogram(in, counts[g], given_hist[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
-                              alphabet_of(g));
+      compress_with_histogram(in, counts[g], given_hist[g], frame, capacity, size, size + 1, temp, group_temp_bytes,
+                              st, fo, alphabet_of(g));
     else
-      compress_bounded_alphabet(in, counts[g], frame, capacity, size, size + 1, temp, temp_bytes, st, fo,
+      compress_bounded_alphabet(in, counts[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
                                 alphabet_of(g));
   });
   join_side_streams(events, stream, used);
