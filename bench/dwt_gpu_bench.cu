@@ -5,8 +5,10 @@
 // of --copy-mib MiB; bytes read + written per second), then, for each
 // configuration (2D u16 8192 x 8192 with 1 and 5 levels, 2D u8 8192 x 8192,
 // 3D u16 512^3 with 1 and 3 levels; --configs picks) and each kernel variant
-// (--variants: fused = the default kernel, 16 row pairs per warp, loads of
-// the next y step issued before the current one is stored; noprefetch =
+// (--variants: fused = the default kernel, 8 row pairs per warp, loads of
+// the next y step issued before the current one is stored, coarse levels
+// with fewer pairs a warp (Tuning::min_warps); fixedppw = every level at
+// the same pairs a warp; noprefetch =
 // the same without that; ppw16,
 // ppw32, ppw64 = other row pairs per warp; scalar = no vector loads/stores;
 // unfused = x and y as two kernels through a work buffer), the forward
@@ -106,6 +108,7 @@ Config parse_config(const std::string& s) {
   if (s == "u16-8192-L5") return {s, DwtSample::u16, {8192, 8192}, 5};
   if (s == "u8-8192-L1") return {s, DwtSample::u8, {8192, 8192}, 1};
   if (s == "u8-8192-L5") return {s, DwtSample::u8, {8192, 8192}, 5};
+  if (s == "u16-8192-L6") return {s, DwtSample::u16, {8192, 8192}, 6};
   if (s == "u16-512^3-L1") return {s, DwtSample::u16, {512, 512, 512}, 1};
   if (s == "u16-512^3-L3") return {s, DwtSample::u16, {512, 512, 512}, 3};
   std::fprintf(stderr, "unknown config %s\n", s.c_str());
@@ -114,6 +117,11 @@ Config parse_config(const std::string& s) {
 
 Variant parse_variant(const std::string& s) {
   if (s == "fused") return {s, Tuning{}};
+  if (s == "fixedppw") {  // every level at pairs_per_warp (no smaller runs for the coarse levels)
+    Tuning t;
+    t.min_warps = 0;
+    return {s, t};
+  }
   if (s == "ppw16") return {s, Tuning{16, true, true}};
   if (s == "ppw32") return {s, Tuning{32, true, true}};
   if (s == "ppw64") return {s, Tuning{64, true, true}};
@@ -131,7 +139,7 @@ int main(int argc, char** argv) {
   std::size_t copy_mib = 1024;
   bool verify = true;
   std::string configs = "u16-8192-L1,u16-8192-L5,u8-8192-L1,u16-512^3-L1,u16-512^3-L3";
-  std::string variants = "fused,noprefetch,ppw16,ppw32,ppw64,scalar,unfused";
+  std::string variants = "fused,fixedppw,noprefetch,ppw16,ppw32,ppw64,scalar,unfused";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -142,8 +150,8 @@ int main(int argc, char** argv) {
     else if (a == "--no-verify") verify = false;
     else {
       std::fprintf(stderr, "usage: dwt_gpu_bench [--repeat N] [--copy-mib M] [--configs a,b] [--variants a,b] [--no-verify]\n"
-                           "configs: u16-8192-L1 u16-8192-L5 u8-8192-L1 u8-8192-L5 u16-512^3-L1 u16-512^3-L3\n"
-                           "variants: fused noprefetch ppw16 ppw32 ppw64 scalar unfused\n");
+                           "configs: u16-8192-L1 u16-8192-L5 u16-8192-L6 u8-8192-L1 u8-8192-L5 u16-512^3-L1 u16-512^3-L3\n"
+                           "variants: fused fixedppw noprefetch ppw16 ppw32 ppw64 scalar unfused\n");
       return 2;
     }
   }

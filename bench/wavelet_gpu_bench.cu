@@ -232,6 +232,28 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  GPU decompress with the plan's header reads a copy a group: %.3f ms (one batch a round, alternated "
                 "with it: %.3f ms)\n",
                 per_group_ms, batched_ms);
+    // Only the fixed headers' round batched (wavelet_gpu::batched_area_reads
+    // off), alternated with both rounds batched.
+    const auto [both_ms, fixed_only_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
+      cuda::wavelet_gpu::batched_area_reads = false;
+      decode();
+      cuda::wavelet_gpu::batched_area_reads = true;
+    });
+    std::printf("  GPU decompress with only the fixed headers' reads batched: %.3f ms (the header areas' too, "
+                "alternated with it: %.3f ms)\n",
+                fixed_only_ms, both_ms);
+    // Every 5/3 level at pairs_per_warp row pairs a warp
+    // (wavelet_gpu::dwt_min_warps 0), alternated with the default, where
+    // the coarse levels take fewer pairs a warp and so more warps.
+    const int min_warps = cuda::wavelet_gpu::dwt_min_warps;
+    const auto [coarse_ms, fixed_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
+      cuda::wavelet_gpu::dwt_min_warps = 0;
+      decode();
+      cuda::wavelet_gpu::dwt_min_warps = min_warps;
+    });
+    std::printf("  GPU decompress with every 5/3 level at 8 row pairs a warp: %.3f ms (coarse levels with fewer, "
+                "alternated with it: %.3f ms)\n",
+                fixed_ms, coarse_ms);
   }
 
   // The parts inside the pipeline: events recorded by the decoder between
@@ -484,6 +506,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const unsigned early = wg::early_histogram_levels;
     timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
                    [&] { wg::early_histogram_levels = early; });
+    const int min_warps = wg::dwt_min_warps;
+    timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
+                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

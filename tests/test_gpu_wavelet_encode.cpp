@@ -19,6 +19,7 @@
 #ifdef VLEC_WITH_CUDA
 
 #include <array>
+#include <random>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -265,6 +266,25 @@ TEST(GpuWaveletEncode, LargeImages) {
   const WaveletImage vol = image(97, 130, 60, 1, DType::u16);
   check_case(sparse(vol, seed + 3), vol, {}, "sparse volume");
   check_case(photo(vol, seed + 4, 5.0), vol, {}, "volume");
+}
+
+// A flat 16-bit image with sparse full-range spikes: level 1's boxes are
+// wide (their tops need ~65,536 bins) and nearly every value falls in bin 0,
+// so the wide histogram's 16-bit shared counters carry into the global
+// histogram many times within each block's run of chunks (count_pair in
+// cuda/wavelet_encode_kernels.cu); the image is large enough (6.5 M values)
+// that every block of that kernel takes more than one chunk.
+TEST(GpuWaveletEncode, WideHistogramCountersCarry) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(59);
+  std::mt19937_64 rng(seed);
+  const WaveletImage im = image(4096, 1600, 1, 1, DType::u16);
+  Bytes data(im.samples() * 2);
+  for (std::size_t i = 0; i < im.samples(); ++i) {
+    const uint16_t v = rng() % 600 == 0 ? static_cast<uint16_t>(rng()) : 1000;
+    data[2 * i] = static_cast<uint8_t>(v), data[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+  }
+  check_case(data, im, {}, "flat with spikes");
 }
 
 TEST(GpuWaveletEncode, GenericCompressWithTheCudaBackend) {

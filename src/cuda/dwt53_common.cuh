@@ -187,17 +187,24 @@ __device__ __forceinline__ ColumnThread column_thread(int64_t t, const Box& e) {
 
 // Rows-pass launch shape: strips of 30 V columns, chunks of ppw pairs (or
 // rows) of `rows`, one warp per (strip, chunk, plane).
+// ppw: row pairs a warp streams through; halved (down to 1) while the level
+// would give fewer than min_warps warps (0: never), so that a coarse level
+// fills the GPU with short chains instead of a few long ones (Tuning).
 struct RowsGrid {
-  int strips, chunks;
+  int strips, chunks, ppw;
   int64_t warps;
 };
 template <int V>
-inline RowsGrid rows_grid(const Box& e, int rows, int ppw) {
+inline RowsGrid rows_grid(const Box& e, int rows, int ppw, int64_t min_warps = 0) {
   RowsGrid r;
   r.strips = (e.nx + kOwnerLanes * V - 1) / (kOwnerLanes * V);
-  r.chunks = (rows + ppw - 1) / ppw;
-  r.warps = int64_t{r.strips} * r.chunks * e.nz;
-  return r;
+  r.ppw = ppw > 0 ? ppw : 1;
+  for (;;) {
+    r.chunks = (rows + r.ppw - 1) / r.ppw;
+    r.warps = int64_t{r.strips} * r.chunks * e.nz;
+    if (r.ppw == 1 || r.warps >= min_warps) return r;
+    r.ppw = (r.ppw + 1) / 2;
+  }
 }
 
 inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }

@@ -241,9 +241,8 @@ __global__ void check_i32_kernel(const int32_t* __restrict__ src, uint64_t n, ui
 
 template <typename T, int V, bool X, bool Y, bool kPrefetch = false, bool kTops = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
-  const int ppw = std::max(1, tu.pairs_per_warp);
-  const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, ppw);
-  const int strips = rg.strips, chunks = rg.chunks;
+  const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, tu.pairs_per_warp, tu.min_warps);
+  const int strips = rg.strips, chunks = rg.chunks, ppw = rg.ppw;
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.src, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);

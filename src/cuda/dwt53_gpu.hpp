@@ -34,6 +34,12 @@ struct Tuning {
   bool vector_io = true;    // 8/16-byte loads and stores where alignment allows
   bool fuse_xy = true;      // false: x pass and y pass as two kernels through W (the unfused baseline)
   bool prefetch = true;     // fused kernel: load the next y step's rows before finishing this one
+  // A level whose warps at pairs_per_warp would be fewer than this takes
+  // fewer pairs a warp (halved down to 1; 0: never). The coarse levels of a
+  // multi-level transform are latency-bound: 1,024^2 int32 at 8 pairs is 576
+  // warps of 9 dependent row loads each (~4 a SM), and took ~10-19 us a
+  // level where its bytes move in ~3 us; at 1 pair it is 4,608 short chains.
+  int min_warps = 4096;
 };
 
 // An int32 array with element strides (x stride 1).

@@ -37,7 +37,8 @@ void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t byte
 // the H100 machine; -session16-decode-plan-probe.log). On the legacy
 // default stream, or where the runtime refuses the batch, one copy a piece.
 void read_pieces(uint8_t* dst, const uint8_t* d_frame, const std::vector<uint64_t>& dst_at,
-                 const std::vector<uint64_t>& src_at, const std::vector<std::size_t>& sizes, cudaStream_t stream) {
+                 const std::vector<uint64_t>& src_at, const std::vector<std::size_t>& sizes, cudaStream_t stream,
+                 bool batched) {
   std::vector<void*> dsts;
   std::vector<const void*> srcs;
   std::vector<std::size_t> bytes;
@@ -53,7 +54,7 @@ void read_pieces(uint8_t* dst, const uint8_t* d_frame, const std::vector<uint64_
   std::size_t attr_index = 0;
   // (The batch takes no legacy default stream.)
   const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
-  if (wavelet_gpu::batched_header_reads && !legacy) {
+  if (batched && !legacy) {
     if (cudaMemcpyBatchAsync(dsts.data(), srcs.data(), bytes.data(), bytes.size(), &attr, &attr_index, 1, stream) ==
         cudaSuccess)
       return;
@@ -142,7 +143,7 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     dst_at[g] = g * format::kFixedHeaderBytes;
     src_at[g] = payload + groups[g].frame_offset;
   }
-  read_pieces(fixed.get(), d_frame, dst_at, src_at, sizes, stream);
+  read_pieces(fixed.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<uint64_t> at(G + 1, 0);
   for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
@@ -151,7 +152,8 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     dst_at[g] = at[g];
     sizes[g] = at[g + 1] - at[g];
   }
-  read_pieces(areas.get(), d_frame, dst_at, src_at, sizes, stream);
+  read_pieces(areas.get(), d_frame, dst_at, src_at, sizes, stream,
+              wavelet_gpu::batched_header_reads && wavelet_gpu::batched_area_reads);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
   return frames;

@@ -17,12 +17,12 @@ constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
 // Histograms of up to this many bins are counted in shared memory (32 KiB).
 constexpr uint32_t kSharedBins = 8192;
 // Wider histograms of boxes of at least this many values are counted by
-// histogram_wide_kernel, kWideTiles tiles a block, in 16-bit counters of all
-// 65,536 bins in shared memory (two a word: 128 KiB; a block adds at most
-// kWideTiles * kTileValues = 32,768 values, so no counter carries into its
-// neighbour), flushed once per block: one global atomic per bin the block
-// saw instead of one per value (hdr_room16 mirrored to 8192^2 spent 5.5 ms
-// in per-value 64-bit atomics). Smaller wide boxes keep those.
+// histogram_wide_kernel, in chunks of kWideTiles tiles, in 16-bit counters
+// of all 65,536 bins in shared memory (two a word: 128 KiB; a counter
+// carries into the global histogram at 2^15, count_pair), flushed when the
+// block's box changes: one global atomic per bin the block saw instead of
+// one per value (hdr_room16 mirrored to 8192^2 spent 5.5 ms in per-value
+// 64-bit atomics). Smaller wide boxes keep those.
 constexpr uint32_t kWideTiles = 16;
 constexpr uint64_t kWideMinValues = uint64_t{kWideTiles} * kTileValues;
 constexpr uint32_t kWideWords = kHistBins / 2;
@@ -328,42 +328,63 @@ __device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint
   return wide_box(b, box_bins(tops[b.slot]).bins);
 }
 
+// One value into a 16-bit counter of a pair word. A counter that reaches
+// 2^15 carries: the one thread whose add took it there moves 2^15 to the
+// box's histogram and takes it back off the counter, so the counters stay
+// below 2^15 + (adds in flight, at most a block's threads) and never spill
+// into their neighbour, however many values the block adds between flushes.
+__device__ __forceinline__ void count_pair(uint32_t* pairs, uint32_t v, unsigned long long* out) {
+  const uint32_t shift = 16 * (v & 1);
+  const uint32_t old = atomicAdd(&pairs[v >> 1], 1u << shift);
+  if (((old >> shift) & 0xFFFF) == 0x7FFF) {
+    atomicSub(&pairs[v >> 1], 0x8000u << shift);
+    atomicAdd(&out[v], 0x8000ull);
+  }
+}
+
+// One chunk of kWideTiles tiles into the block's counters (kept over the
+// block's chunks while the box stays the same).
+template <typename Counters>
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
-                                 uint32_t* pairs, uint32_t chunk) {
+                                 Counters& counts, uint32_t chunk) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
-  BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   for (uint32_t ti = first; ti < end; ++ti) {
     const EncodeTile tile = tile_at(boxes, box_count, ti);
     const EncodeBox b = boxes[tile.box];
     const BoxBins bb = box_bins(tops[b.slot]);
     if (!wide_box(b, bb.bins)) continue;  // uniform across the block
-    counts.open(tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
+    unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
+    counts.open(tile.box, (bb.bins + 1) / 2, out);
     const TileValues<kWideThreads> values(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < values.kItems; ++i)
-      if (values.valid(i)) {
-        const uint32_t v = values.z[i] >> bb.k;
-        atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
-      }
+      if (values.valid(i)) count_pair(counts.shared, values.z[i] >> bb.k, out);
   }
-  counts.close();
 }
 
-// Chunks of kWideTiles tiles, a block taking every gridDim.x-th: the tiles
-// of boxes with more than kSharedBins bins and at least kWideMinValues values
-// (the others are histogram_kernel's). Consecutive tiles of one box share the
-// counters; a new box flushes them first.
+// Block b takes the b-th of gridDim.x runs of consecutive kWideTiles-tile
+// chunks: the tiles of boxes with more than kSharedBins bins and at least
+// kWideMinValues values (the others are histogram_kernel's). The block's
+// counters live over its whole run and are flushed only when the box
+// changes and at the end: a box's ~100 chunks a block once cost a flush of
+// every bin they saw each (one 64-bit global atomic a bin; hdr_room16's
+// level 1, ~512 flushes of up to 32,768 bins a box, 0.43 ms), now about
+// one a block. The counters carry at 2^15 (count_pair) instead.
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                          uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
                                                                          unsigned long long* hist) {
   extern __shared__ uint32_t pairs[];  // bins 2w and 2w + 1 in the low and high half of word w
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
-  for (uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x)
-    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk);
+  const uint32_t c0 = static_cast<uint32_t>(uint64_t{chunks} * blockIdx.x / gridDim.x);
+  const uint32_t c1 = static_cast<uint32_t>(uint64_t{chunks} * (blockIdx.x + 1) / gridDim.x);
+  BoxCounters<kWideThreads, FlushPairs> counts(pairs);
+  for (uint32_t chunk = c0; chunk < c1; ++chunk)
+    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, counts, chunk);
+  counts.close();
 }
 
 // Four consecutive values a thread (quad q of the tile: thread q %

@@ -22,6 +22,8 @@
 
 #include <cstdint>
 
+#include "cuda/dwt53_gpu.hpp"
+
 namespace vlec::cuda::wavelet_gpu {
 
 struct GroupDesc {
@@ -117,5 +119,21 @@ extern bool batched_group_decode;
 // cudaMemcpyBatchAsync a round (true, the default) or one cudaMemcpyAsync
 // a group (the probe compares).
 extern bool batched_header_reads;
+// With batched_header_reads: whether the second round (the header areas:
+// codebooks and chunk indexes, up to tens of KiB a group) is batched too,
+// or only the first (48-byte fixed headers). hdr_room16's large areas
+// decoded slower batched (2.294 against 2.238 ms, session 16); the
+// benchmark compares.
+extern bool batched_area_reads;
+// The codec's 5/3 transforms (encoder and decoder) take this as their
+// Tuning::min_warps (dwt53_gpu.hpp): coarse levels with fewer row pairs a
+// warp. 0 keeps pairs_per_warp at every level (the benchmark compares).
+// Not thread-safe.
+extern int dwt_min_warps;
+inline dwt::Tuning codec_dwt_tuning() {
+  dwt::Tuning t;
+  t.min_warps = dwt_min_warps;
+  return t;
+}
 
 }  // namespace vlec::cuda::wavelet_gpu
