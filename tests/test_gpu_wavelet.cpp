@@ -239,7 +239,7 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
   std::mt19937_64 rng(seed);
   const uint64_t S = cuda::kChecksumSegmentBytes;
   for (uint64_t len : {uint64_t{1}, uint64_t{16}, uint64_t{240}, uint64_t{241}, uint64_t{1024}, uint64_t{1025},
-                       uint64_t{4096 + 63}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777}) {
+                       uint64_t{2049}, uint64_t{4096 + 63}, uint64_t{5 * 1024 + 1}, uint64_t{8 * 1024 + 241}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777}) {
     Bytes data(len);
     for (auto& b : data) b = static_cast<uint8_t>(rng());
     std::vector<uint64_t> seg;
@@ -250,12 +250,16 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
     DeviceBuffer<uint8_t> d(len);
     CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
     DeviceBuffer<uint64_t> h(1);
-    for (bool segmented : {false, true}) {
+    for (int variant = 0; variant < 3; ++variant) {  // sequential; segmented with loads ahead; one block at a time
+      const bool segmented = variant > 0;
+      cuda::checksum_loads_ahead = variant != 2;
       DeviceBuffer<uint8_t> temp(cuda::samples_checksum_temp_bytes(len, segmented));
       cuda::samples_checksum_device(d.get(), len, segmented, h.get(), temp.get(), temp.size(), nullptr);
+      cuda::checksum_loads_ahead = true;
       uint64_t got = 0;
       CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
-      EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << (segmented ? " segmented" : "");
+      EXPECT_EQ(got, segmented ? want_seg : want_seq)
+          << "length " << len << (segmented ? " segmented" : "") << (variant == 2 ? ", a block at a time" : "");
     }
   }
 }
@@ -423,6 +427,72 @@ TEST(GpuWavelet, GroupsPlannedOnSeveralThreads) {
   }
   EXPECT_GE(trials, 80u);
   std::cout << trials << " frames damaged in two groups' headers, " << rejected << " rejected" << std::endl;
+}
+
+// The plan's header reads: speculative (the default: the first 4 KiB, then
+// each group's fixed header with as much of its area as a small-codebook
+// frame has, the larger areas read again), in four rounds, and with one copy
+// a group instead of batches: the same output, and for damaged frames the
+// same error, message included. The 16-bit noise has codebooks larger than
+// the guess, so its groups take the second round.
+TEST(GpuWavelet, HeaderReadsSpeculativeOrInRounds) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(9);
+  std::mt19937_64 rng(seed);
+  namespace wg = cuda::wavelet_gpu;
+  struct Restore {
+    ~Restore() { wg::speculative_header_reads = true, wg::batched_header_reads = true, wg::batched_area_reads = true; }
+  } restore;
+  auto decode_with = [](const Bytes& s, bool speculative, bool batched, bool areas) {
+    wg::speculative_header_reads = speculative, wg::batched_header_reads = batched, wg::batched_area_reads = areas;
+    GpuResult r = gpu_decode(s.data(), s.size());
+    wg::speculative_header_reads = true, wg::batched_header_reads = true, wg::batched_area_reads = true;
+    return r;
+  };
+  const WaveletImage rgb = image(301, 203, 1, 3, DType::u16), grey = image(1100, 700, 1, 1, DType::u8);
+  const WaveletImage vol = image(24, 20, 18, 1, DType::u8);
+  const std::vector<std::pair<Bytes, WaveletImage>> cases = {
+      {noise(rgb, seed), rgb}, {photo(grey, seed + 1), grey}, {sparse(vol, seed + 2), vol}};
+  std::size_t trials = 0, rejected = 0;
+  for (const auto& [data, im] : cases) {
+    const Bytes clean = wavelet_compress(data.data(), im);
+    const wavelet::ParsedWavelet w = wavelet::parse_wavelet_frame(clean.data(), clean.size(), 0);
+    const uint64_t payload = w.frame.header_area_bytes();
+    for (int t = 0; t < 31; ++t) {
+      // t = 0 the clean frame; else one bit flipped in the frame's own header
+      // area or in a group's embedded header area.
+      Bytes s = clean;
+      if (t > 0) {
+        uint64_t at = rng() % payload;
+        if (t % 2) {
+          const wavelet::Group& g = w.header.groups[rng() % w.header.groups.size()];
+          const uint64_t area =
+              format::read_fixed_header(clean.data() + payload + g.frame_offset, format::kFixedHeaderBytes, 0)
+                  .header_area_bytes();
+          at = payload + g.frame_offset + rng() % std::min<uint64_t>(area, g.frame_bytes);
+        }
+        s[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      }
+      const GpuResult spec = decode_with(s, true, true, true);
+      const GpuResult rounds = decode_with(s, false, true, true);
+      const GpuResult single = decode_with(s, true, false, false);
+      const GpuResult fixed_batched = decode_with(s, true, true, false);
+      ++trials;
+      if (t == 0) {
+        ASSERT_FALSE(spec.threw) << spec.what;
+        EXPECT_TRUE(spec.out == data);
+      }
+      for (const GpuResult* r : {&rounds, &single, &fixed_batched}) {
+        ASSERT_EQ(r->threw, spec.threw) << r->what << " / " << spec.what;
+        EXPECT_EQ(r->what, spec.what);
+        EXPECT_EQ(r->code, spec.code);
+        EXPECT_TRUE(r->out == spec.out);
+      }
+      rejected += spec.threw;
+    }
+  }
+  std::cout << trials << " frames (clean and damaged headers) read four ways, " << rejected << " rejected"
+            << std::endl;
 }
 
 }  // namespace

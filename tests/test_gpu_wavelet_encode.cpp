@@ -284,7 +284,11 @@ TEST(GpuWaveletEncode, WideHistogramCountersCarry) {
     const uint16_t v = rng() % 600 == 0 ? static_cast<uint16_t>(rng()) : 1000;
     data[2 * i] = static_cast<uint8_t>(v), data[2 * i + 1] = static_cast<uint8_t>(v >> 8);
   }
-  check_case(data, im, {}, "flat with spikes");
+  for (unsigned ahead : {4u, 2u, 1u}) {  // the tiles whose loads the wide kernel issues at once
+    cuda::wavelet_gpu::wide_histogram_ahead = ahead;
+    check_case(data, im, {}, "flat with spikes, loads " + std::to_string(ahead) + " tiles ahead");
+  }
+  cuda::wavelet_gpu::wide_histogram_ahead = 4;
 }
 
 TEST(GpuWaveletEncode, GenericCompressWithTheCudaBackend) {

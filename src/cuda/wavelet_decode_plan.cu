@@ -15,20 +15,27 @@
 #include "cuda/huffman_decode.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "wavelet/coefficients.hpp"
+#include "wavelet/encode_plan.hpp"
 #include "wavelet/samples_checksum.hpp"
 
 namespace vlec::cuda::wavelet_decode {
 
 namespace {
 
-// Host copy of `bytes` device bytes at `src`, on the caller's stream (so it
-// follows whatever the caller enqueued before), waited for.
-void read_device(std::vector<uint8_t>& dst, const uint8_t* src, std::size_t bytes, cudaStream_t stream) {
+// Host copy of `bytes` device bytes at `src` into pinned memory (a pooled
+// buffer: a pageable copy cost more on the caller's stream), on the caller's
+// stream (so it follows whatever the caller enqueued before), waited for.
+const uint8_t* read_device(PinnedBuffer<uint8_t>& dst, const uint8_t* src, std::size_t bytes, cudaStream_t stream) {
   dst.resize(bytes);
-  if (bytes == 0) return;
-  CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
+  if (bytes == 0) return dst.get();
+  CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, bytes, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  return dst.get();
 }
+
+// The plan's first read from the device (make_plan): 4 KiB, a wavelet
+// header area of up to ~120 groups.
+constexpr std::size_t kFirstRead = 4096;
 
 // Device-to-host copies of pieces of the frame into `dst` (piece i: bytes
 // [src_at[i], src_at[i] + sizes[i]) of d_frame to dst + dst_at[i]), on the
@@ -96,10 +103,21 @@ format::ParsedFrame check_embedded(const Plan& p, std::size_t g, const uint8_t* 
   return f;
 }
 
+// Round 1's read of a group's embedded frame (read_embedded): the header area
+// of a Huffman frame of the vlec writer's 16,384-element chunks with up to
+// 2 KiB of codebooks (every 8-bit group's; a 16-bit group's of a few
+// thousand symbols). A group whose area is larger is read again whole in
+// round 2; a guess too large only copies more.
+uint64_t guess_area(const wavelet::Group& gr) {
+  const uint64_t chunks = (gr.samples + wavelet::kEmbeddedChunkElements - 1) / wavelet::kEmbeddedChunkElements;
+  constexpr uint64_t kCodebooks = 2048;
+  return round_up(format::kFixedHeaderBytes + kCodebooks + chunks * format::kIndexEntryBytes) + format::kChecksumBytes;
+}
+
 // Every group's embedded frame header. From the host's copy of the frame
-// when there is one (the host API); else from the device in two rounds of
-// copies into pinned memory, one wait each (fixed headers, then header
-// areas), not two waits per group.
+// when there is one (the host API); else from the device in one round of
+// copies into pinned memory (and a second for the groups whose areas the
+// first did not hold), one wait each, not two waits per group.
 std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_frame, const uint8_t* host_frame,
                                                cudaStream_t stream) {
   const std::vector<wavelet::Group>& groups = p.w.header.groups;
@@ -136,26 +154,43 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     });
     return frames;
   }
-  PinnedBuffer<uint8_t> fixed(std::max<std::size_t>(G, 1) * format::kFixedHeaderBytes);
-  std::vector<uint64_t> dst_at(G), src_at(G);
-  std::vector<std::size_t> sizes(G, format::kFixedHeaderBytes);
+  // Round 1: each group's fixed header and, speculatively, as much of its
+  // header area as a frame of the vlec writer's chunks with small codebooks
+  // has (guess_area): most groups' whole areas, in the one round.
+  std::vector<uint64_t> dst_at(G), src_at(G), got(G), area(G);
+  std::vector<std::size_t> sizes(G);
+  uint64_t total = 0;
   for (std::size_t g = 0; g < G; ++g) {
-    dst_at[g] = g * format::kFixedHeaderBytes;
+    got[g] = wavelet_gpu::speculative_header_reads ? guess_area(groups[g]) : format::kFixedHeaderBytes;
+    got[g] = std::min<uint64_t>(got[g], groups[g].frame_bytes);  // >= 48 (parse_wavelet_frame)
+    dst_at[g] = total;
     src_at[g] = payload + groups[g].frame_offset;
+    sizes[g] = got[g];
+    total += round_up(got[g]);
   }
-  read_pieces(fixed.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
+  PinnedBuffer<uint8_t> first(std::max<uint64_t>(total, 1));
+  read_pieces(first.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<uint64_t> at(G + 1, 0);
-  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + area_bytes(g, fixed.get() + g * format::kFixedHeaderBytes);
-  PinnedBuffer<uint8_t> areas(std::max<uint64_t>(at[G], 1));
+  // Round 2, only for the groups whose header area is larger than round 1 read.
+  std::vector<const uint8_t*> where(G);
+  std::vector<uint64_t> second_at(G, 0);
+  uint64_t second = 0, work = 0;
   for (std::size_t g = 0; g < G; ++g) {
-    dst_at[g] = at[g];
-    sizes[g] = at[g + 1] - at[g];
+    area[g] = area_bytes(g, first.get() + dst_at[g]);
+    work += area[g];
+    sizes[g] = area[g] > got[g] ? area[g] : 0;
+    second_at[g] = second;
+    second += round_up(sizes[g]);
   }
-  read_pieces(areas.get(), d_frame, dst_at, src_at, sizes, stream,
-              wavelet_gpu::batched_header_reads && wavelet_gpu::batched_area_reads);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  for_each_group(G, at[G], [&](std::size_t g) { check(g, areas.get() + at[g], at[g + 1] - at[g]); });
+  PinnedBuffer<uint8_t> rest;
+  if (second) {
+    rest.resize(second);
+    read_pieces(rest.get(), d_frame, second_at, src_at, sizes, stream,
+                wavelet_gpu::batched_header_reads && wavelet_gpu::batched_area_reads);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  for (std::size_t g = 0; g < G; ++g) where[g] = sizes[g] ? rest.get() + second_at[g] : first.get() + dst_at[g];
+  for_each_group(G, work, [&](std::size_t g) { check(g, where[g], area[g]); });
   return frames;
 }
 
@@ -169,17 +204,23 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
   VLEC_REQUIRE(d_frame != nullptr || bytes == 0, "null stream");
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(d_frame) % 8 == 0, "the stream must be 8-byte aligned in device memory");
   Plan p;
-  std::vector<uint8_t> area;
+  // From the device: the first kFirstRead bytes at once, which hold the
+  // header area of most frames (the fixed and wavelet headers and a group
+  // table of 32 bytes a group), then the rest of a larger area.
+  PinnedBuffer<uint8_t> area;
   const uint8_t* header = host_frame;
-  if (!host_frame) read_device(area, d_frame, std::min<std::size_t>(bytes, format::kFixedHeaderBytes), stream);
-  const format::FrameHeader fh = format::read_fixed_header(host_frame ? host_frame : area.data(),
-                                                           std::min<std::size_t>(bytes, format::kFixedHeaderBytes), 0);
+  std::size_t at_hand = bytes;
+  if (!host_frame) {
+    at_hand = wavelet_gpu::speculative_header_reads ? std::min<std::size_t>(bytes, kFirstRead)
+                                                    : std::min<std::size_t>(bytes, format::kFixedHeaderBytes);
+    header = read_device(area, d_frame, at_hand, stream);
+  }
+  const format::FrameHeader fh =
+      format::read_fixed_header(header, std::min<std::size_t>(at_hand, format::kFixedHeaderBytes), 0);
   SAFETY_CHECK(fh.codec == Codec::wavelet, ErrorCode::invalid_argument, "frame at byte 0 is a ",
                to_string(fh.codec), " frame, not a wavelet frame");
-  if (!host_frame) {
-    read_device(area, d_frame, std::min<uint64_t>(bytes, fh.header_area_bytes()), stream);
-    header = area.data();
-  }
+  const uint64_t area_bytes = std::min<uint64_t>(bytes, fh.header_area_bytes());
+  if (!host_frame && area_bytes > at_hand) header = read_device(area, d_frame, area_bytes, stream);
   // parse_wavelet_frame reads only the header area (it checks `bytes`
   // against the area and the frame size before it would read further).
   p.w = wavelet::parse_wavelet_frame(header, bytes, 0);

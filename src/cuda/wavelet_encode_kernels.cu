@@ -139,6 +139,7 @@ struct TileValues {
   uint32_t z[kItems];  // zigzag values (0 where not valid)
   uint32_t mask = 0;   // bit i: item i holds a value
   __device__ bool valid(unsigned i) const { return (mask >> i) & 1; }
+  TileValues() = default;  // no values
   __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile) {
     const uint32_t t = threadIdx.x;
     BoxWalk w0(b, tile.start);
@@ -343,25 +344,42 @@ __device__ __forceinline__ void count_pair(uint32_t* pairs, uint32_t v, unsigned
 }
 
 // One chunk of kWideTiles tiles into the block's counters (kept over the
-// block's chunks while the box stays the same).
-template <typename Counters>
+// block's chunks while the box stays the same), kWideAhead tiles' loads
+// issued before any of them is counted: with one block of 1,024 threads an
+// SM, a tile is only 8 bytes a thread, and one tile's loads at a time left
+// the kernel latency-bound (hdr_room16's level 1: 0.43 ms for ~200 MB).
+// kWideAhead = wide_histogram_ahead (1, 2 or 4; 4 spills 48 bytes at the
+// 64 registers of 1,024 threads).
+template <uint32_t kWideAhead, typename Counters>
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
                                  Counters& counts, uint32_t chunk) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
-  for (uint32_t ti = first; ti < end; ++ti) {
-    const EncodeTile tile = tile_at(boxes, box_count, ti);
-    const EncodeBox b = boxes[tile.box];
-    const BoxBins bb = box_bins(tops[b.slot]);
-    if (!wide_box(b, bb.bins)) continue;  // uniform across the block
-    unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
-    counts.open(tile.box, (bb.bins + 1) / 2, out);
-    const TileValues<kWideThreads> values(g, b, tile);
+  for (uint32_t t0 = first; t0 < end; t0 += kWideAhead) {
+    TileValues<kWideThreads> values[kWideAhead];
+    uint32_t box[kWideAhead], k[kWideAhead], words[kWideAhead], slot[kWideAhead];
 #pragma unroll
-    for (unsigned i = 0; i < values.kItems; ++i)
-      if (values.valid(i)) count_pair(counts.shared, values.z[i] >> bb.k, out);
+    for (uint32_t j = 0; j < kWideAhead; ++j) {  // every test is uniform across the block
+      box[j] = ~0u;
+      if (t0 + j >= end) continue;
+      const EncodeTile tile = tile_at(boxes, box_count, t0 + j);
+      const EncodeBox b = boxes[tile.box];
+      const BoxBins bb = box_bins(tops[b.slot]);
+      if (!wide_box(b, bb.bins)) continue;
+      values[j] = TileValues<kWideThreads>(g, b, tile);
+      box[j] = tile.box, k[j] = bb.k, words[j] = (bb.bins + 1) / 2, slot[j] = b.slot;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kWideAhead; ++j) {
+      if (box[j] == ~0u) continue;
+      unsigned long long* out = hist + uint64_t{slot[j]} * kHistBins;
+      counts.open(box[j], words[j], out);
+#pragma unroll
+      for (unsigned i = 0; i < values[j].kItems; ++i)
+        if (values[j].valid(i)) count_pair(counts.shared, values[j].z[i] >> k[j], out);
+    }
   }
 }
 
@@ -373,6 +391,7 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
 // every bin they saw each (one 64-bit global atomic a bin; hdr_room16's
 // level 1, ~512 flushes of up to 32,768 bins a box, 0.43 ms), now about
 // one a block. The counters carry at 2^15 (count_pair) instead.
+template <uint32_t kWideAhead>
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                          uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
@@ -383,7 +402,7 @@ __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGe
   const uint32_t c1 = static_cast<uint32_t>(uint64_t{chunks} * (blockIdx.x + 1) / gridDim.x);
   BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   for (uint32_t chunk = c0; chunk < c1; ++chunk)
-    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, counts, chunk);
+    count_wide_chunk<kWideAhead>(g, boxes, box_count, tile_count, tops, hist, counts, chunk);
   counts.close();
 }
 
@@ -538,15 +557,19 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   zero_used_bins_kernel<<<dim3(kHistBins / 1024, box_count), 1024, 0, stream>>>(boxes, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   constexpr std::size_t kWideShared = std::size_t{4} * kWideWords;
-  CUDA_CHECK(cudaFuncSetAttribute(histogram_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kWideShared)));
   // One block of 1,024 threads an SM (128 KiB of shared memory each).
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
-  histogram_wide_kernel<<<std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1))), kWideThreads,
-                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
+  const unsigned grid = std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1)));
+  auto launch = [&](auto kernel) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kWideShared)));
+    kernel<<<grid, kWideThreads, kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
+  };
+  if (wide_histogram_ahead >= 4) launch(histogram_wide_kernel<4>);
+  else if (wide_histogram_ahead == 2) launch(histogram_wide_kernel<2>);
+  else launch(histogram_wide_kernel<1>);
   CUDA_CHECK(cudaGetLastError());
   histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
       g, boxes, box_count, tile_count, tops, hist);

@@ -12,6 +12,7 @@ uint64_t parallel_group_work = uint64_t{1} << 17;
 bool batched_group_decode = true;
 bool batched_header_reads = true;
 bool batched_area_reads = true;
+bool speculative_header_reads = true;
 int dwt_min_warps = dwt::Tuning{}.min_warps;
 bool coded_detail_bands = true;
 unsigned coded_detail_levels = 1;

@@ -125,6 +125,13 @@ extern bool batched_header_reads;
 // decoded slower batched (2.294 against 2.238 ms, session 16); the
 // benchmark compares.
 extern bool batched_area_reads;
+// Whether the plan reads speculatively: the frame's first 4 KiB at once
+// (its fixed header and, mostly, its whole header area), and each group's
+// fixed header together with as much of its header area as the vlec
+// writer's frames with small codebooks have; the groups whose areas are
+// larger are read again. false: a round for the fixed headers, then one for
+// the areas, at each of the two levels (four waits). The benchmark compares.
+extern bool speculative_header_reads;
 // The codec's 5/3 transforms (encoder and decoder) take this as their
 // Tuning::min_warps (dwt53_gpu.hpp): coarse levels with fewer row pairs a
 // warp. 0 keeps pairs_per_warp at every level (the benchmark compares).
