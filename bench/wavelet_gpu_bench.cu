@@ -454,19 +454,6 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     CUDA_CHECK(cudaMemcpy(&h, d_err.get(), 8, cudaMemcpyDeviceToHost));
     std::printf("  samples checksum alone, %s: %.3f ms%s\n", segmented ? "segmented (flag bit 2)" : "sequential",
                 ms, segmented ? "" : (h == checksum64(cpu_out.data(), bytes) ? " (== host XXH3)" : " (!= host XXH3)"));
-    if (segmented) {  // each warp's loads one block at a time (cuda::checksum_loads_ahead off), alternated
-      const auto [ahead_ms, one_ms] = bench::paired_median_ms(
-          repeat, stream,
-          [&] { cuda::samples_checksum_device(d_out.get(), bytes, true, d_err.get(), t.get(), t.size(), stream); },
-          [&] {
-            cuda::checksum_loads_ahead = false;
-            cuda::samples_checksum_device(d_out.get(), bytes, true, d_err.get(), t.get(), t.size(), stream);
-            cuda::checksum_loads_ahead = true;
-          });
-      std::printf("  samples checksum alone, segmented, a block's loads at a time: %.3f ms (four blocks' loads "
-                  "ahead, alternated with it: %.3f ms)\n",
-                  one_ms, ahead_ms);
-    }
   }
 
   // The GPU writer, device to device.
@@ -530,12 +517,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const unsigned early = wg::early_histogram_levels;
     timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
                    [&] { wg::early_histogram_levels = early; });
-    for (unsigned ahead : {2u, 1u}) {
-      const std::string what = "the wide histogram's loads " + std::to_string(ahead) + " tile" + (ahead > 1 ? "s" : "") +
-                               " ahead";
-      timed_compress(what.c_str(), "4 tiles ahead", [=] { wg::wide_histogram_ahead = ahead; },
-                     [] { wg::wide_histogram_ahead = 4; });
-    }
+    timed_compress("one shared atomic per value in the histograms", "one per distinct bin of a warp's values",
+                   [] { wg::aggregated_histograms = false; }, [] { wg::aggregated_histograms = true; });
     const int min_warps = wg::dwt_min_warps;
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });

@@ -250,16 +250,12 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
     DeviceBuffer<uint8_t> d(len);
     CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
     DeviceBuffer<uint64_t> h(1);
-    for (int variant = 0; variant < 3; ++variant) {  // sequential; segmented with loads ahead; one block at a time
-      const bool segmented = variant > 0;
-      cuda::checksum_loads_ahead = variant != 2;
+    for (bool segmented : {false, true}) {
       DeviceBuffer<uint8_t> temp(cuda::samples_checksum_temp_bytes(len, segmented));
       cuda::samples_checksum_device(d.get(), len, segmented, h.get(), temp.get(), temp.size(), nullptr);
-      cuda::checksum_loads_ahead = true;
       uint64_t got = 0;
       CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
-      EXPECT_EQ(got, segmented ? want_seg : want_seq)
-          << "length " << len << (segmented ? " segmented" : "") << (variant == 2 ? ", a block at a time" : "");
+      EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << (segmented ? " segmented" : "");
     }
   }
 }

@@ -10,8 +10,6 @@
 
 namespace vlec::cuda {
 
-bool checksum_loads_ahead = true;
-
 namespace {
 
 constexpr unsigned kThreads = 256;
@@ -60,21 +58,17 @@ __global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long 
 }
 
 // One warp per 64 KiB segment; the segment hashes go to `hashes`.
-__global__ void segment_hash_kernel(const uint8_t* p, uint64_t len, uint64_t count, uint64_t* hashes,
-                                    bool hash_ahead) {
+__global__ void segment_hash_kernel(const uint8_t* p, uint64_t len, uint64_t count, uint64_t* hashes) {
   const unsigned lane = threadIdx.x % 32;
   for (uint64_t s = blockIdx.x * uint64_t{kWarps} + uniform_warp_index(); s < count; s += uint64_t{gridDim.x} * kWarps) {
     const uint64_t at = s * kChecksumSegmentBytes;
-    const uint64_t h =
-        hash_ahead ? warp_hash_ahead(p + at, std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at), lane)
-                   : warp_hash(p + at, std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at), lane);
+    const uint64_t h = warp_hash(p + at, std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at), lane);
     if (lane == 0) hashes[s] = h;
   }
 }
 
-__global__ void final_hash_kernel(const uint64_t* hashes, uint64_t count, uint64_t* hash, bool hash_ahead) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(hashes);
-  const uint64_t h = hash_ahead ? warp_hash_ahead(p, 8 * count, threadIdx.x) : warp_hash(p, 8 * count, threadIdx.x);
+__global__ void final_hash_kernel(const uint64_t* hashes, uint64_t count, uint64_t* hash) {
+  const uint64_t h = warp_hash(reinterpret_cast<const uint8_t*>(hashes), 8 * count, threadIdx.x);
   if (threadIdx.x == 0) *hash = h;
 }
 
@@ -97,10 +91,9 @@ void samples_checksum_device(const uint8_t* d_bytes, uint64_t bytes, bool segmen
   if (segmented) {
     const uint64_t count = segments(bytes);
     uint64_t* hashes = static_cast<uint64_t*>(d_temp);
-    segment_hash_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes,
-                                                                   checksum_loads_ahead);
+    segment_hash_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes);
     CUDA_CHECK(cudaGetLastError());
-    final_hash_kernel<<<1, 32, 0, stream>>>(hashes, count, d_hash, checksum_loads_ahead);
+    final_hash_kernel<<<1, 32, 0, stream>>>(hashes, count, d_hash);
     CUDA_CHECK(cudaGetLastError());
     return;
   }

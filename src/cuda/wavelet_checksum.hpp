@@ -21,12 +21,6 @@ namespace vlec::cuda {
 
 constexpr uint64_t kChecksumSegmentBytes = 65536;
 
-// Whether the segmented checksum's warps issue the loads of four 1 KiB
-// blocks before summing them (warp_hash_ahead, the default) or one block at
-// a time (warp_hash); the same hash (the benchmark and tests compare). Not
-// thread-safe.
-extern bool checksum_loads_ahead;
-
 // Temp bytes samples_checksum_device needs for `bytes` bytes.
 std::size_t samples_checksum_temp_bytes(uint64_t bytes, bool segmented);
 

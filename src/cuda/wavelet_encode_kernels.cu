@@ -17,12 +17,12 @@ constexpr uint64_t kMaxBlocks = uint64_t{1} << 20;
 // Histograms of up to this many bins are counted in shared memory (32 KiB).
 constexpr uint32_t kSharedBins = 8192;
 // Wider histograms of boxes of at least this many values are counted by
-// histogram_wide_kernel, in chunks of kWideTiles tiles, in 16-bit counters
-// of all 65,536 bins in shared memory (two a word: 128 KiB; a counter
-// carries into the global histogram at 2^15, count_pair), flushed when the
-// block's box changes: one global atomic per bin the block saw instead of
-// one per value (hdr_room16 mirrored to 8192^2 spent 5.5 ms in per-value
-// 64-bit atomics). Smaller wide boxes keep those.
+// histogram_wide_kernel, kWideTiles tiles a block, in 16-bit counters of all
+// 65,536 bins in shared memory (two a word: 128 KiB; a block adds at most
+// kWideTiles * kTileValues = 32,768 values, so no counter carries into its
+// neighbour), flushed once per block: one global atomic per bin the block
+// saw instead of one per value (hdr_room16 mirrored to 8192^2 spent 5.5 ms
+// in per-value 64-bit atomics). Smaller wide boxes keep those.
 constexpr uint32_t kWideTiles = 16;
 constexpr uint64_t kWideMinValues = uint64_t{kWideTiles} * kTileValues;
 constexpr uint32_t kWideWords = kHistBins / 2;
@@ -139,7 +139,6 @@ struct TileValues {
   uint32_t z[kItems];  // zigzag values (0 where not valid)
   uint32_t mask = 0;   // bit i: item i holds a value
   __device__ bool valid(unsigned i) const { return (mask >> i) & 1; }
-  TileValues() = default;  // no values
   __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile) {
     const uint32_t t = threadIdx.x;
     BoxWalk w0(b, tile.start);
@@ -279,13 +278,31 @@ struct FlushCounts {  // 32-bit counters, one a bin
   }
 };
 
+// One item of a tile's values into shared counters, every lane of the warp
+// calling (add(bin, n) adds n to a bin). Aggregated: the lowest lane of each
+// set of lanes holding the same bin adds their count (__match_any_sync), one
+// shared atomic per distinct bin: a warp's 32 neighbouring coefficients fall
+// into a few bins where the image is smooth, and per-lane atomics on one
+// address are replayed one by one (hdr_room16's wide histogram issued ~140
+// instructions a value, SM-bound at 13 cycles an instruction).
+template <typename Add>
+__device__ __forceinline__ void count_item(bool aggregated, bool valid, uint32_t bin, Add&& add) {
+  if (!aggregated) {
+    if (valid) add(bin, 1u);
+    return;
+  }
+  const uint32_t peers = __match_any_sync(0xFFFFFFFFu, valid ? bin : ~0u);
+  if (valid && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1)) add(bin, static_cast<uint32_t>(__popc(peers)));
+}
+
 // Tiles kBlockTiles * blockIdx.x ...: boxes of up to kSharedBins bins in
 // shared counters, kept over a block's consecutive tiles of one box and
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
-                                                                   const uint32_t* tops, unsigned long long* hist) {
+                                                                   const uint32_t* tops, unsigned long long* hist,
+                                                                   bool aggregated) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
@@ -306,7 +323,7 @@ __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry
     const TileValues<kEncodeThreads> v(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
-      if (v.valid(i)) atomicAdd(&shared[v.z[i] >> bb.k], 1u);
+      count_item(aggregated, v.valid(i), v.z[i] >> bb.k, [&](uint32_t bin, uint32_t n) { atomicAdd(&shared[bin], n); });
   }
   counts.close();
 }
@@ -329,81 +346,40 @@ __device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint
   return wide_box(b, box_bins(tops[b.slot]).bins);
 }
 
-// One value into a 16-bit counter of a pair word. A counter that reaches
-// 2^15 carries: the one thread whose add took it there moves 2^15 to the
-// box's histogram and takes it back off the counter, so the counters stay
-// below 2^15 + (adds in flight, at most a block's threads) and never spill
-// into their neighbour, however many values the block adds between flushes.
-__device__ __forceinline__ void count_pair(uint32_t* pairs, uint32_t v, unsigned long long* out) {
-  const uint32_t shift = 16 * (v & 1);
-  const uint32_t old = atomicAdd(&pairs[v >> 1], 1u << shift);
-  if (((old >> shift) & 0xFFFF) == 0x7FFF) {
-    atomicSub(&pairs[v >> 1], 0x8000u << shift);
-    atomicAdd(&out[v], 0x8000ull);
-  }
-}
-
-// One chunk of kWideTiles tiles into the block's counters (kept over the
-// block's chunks while the box stays the same), kWideAhead tiles' loads
-// issued before any of them is counted: with one block of 1,024 threads an
-// SM, a tile is only 8 bytes a thread, and one tile's loads at a time left
-// the kernel latency-bound (hdr_room16's level 1: 0.43 ms for ~200 MB).
-// kWideAhead = wide_histogram_ahead (1, 2 or 4; 4 spills 48 bytes at the
-// 64 registers of 1,024 threads).
-template <uint32_t kWideAhead, typename Counters>
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
-                                 Counters& counts, uint32_t chunk) {
+                                 uint32_t* pairs, uint32_t chunk, bool aggregated) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
-  for (uint32_t t0 = first; t0 < end; t0 += kWideAhead) {
-    TileValues<kWideThreads> values[kWideAhead];
-    uint32_t box[kWideAhead], k[kWideAhead], words[kWideAhead], slot[kWideAhead];
+  BoxCounters<kWideThreads, FlushPairs> counts(pairs);
+  for (uint32_t ti = first; ti < end; ++ti) {
+    const EncodeTile tile = tile_at(boxes, box_count, ti);
+    const EncodeBox b = boxes[tile.box];
+    const BoxBins bb = box_bins(tops[b.slot]);
+    if (!wide_box(b, bb.bins)) continue;  // uniform across the block
+    counts.open(tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
+    const TileValues<kWideThreads> values(g, b, tile);
 #pragma unroll
-    for (uint32_t j = 0; j < kWideAhead; ++j) {  // every test is uniform across the block
-      box[j] = ~0u;
-      if (t0 + j >= end) continue;
-      const EncodeTile tile = tile_at(boxes, box_count, t0 + j);
-      const EncodeBox b = boxes[tile.box];
-      const BoxBins bb = box_bins(tops[b.slot]);
-      if (!wide_box(b, bb.bins)) continue;
-      values[j] = TileValues<kWideThreads>(g, b, tile);
-      box[j] = tile.box, k[j] = bb.k, words[j] = (bb.bins + 1) / 2, slot[j] = b.slot;
-    }
-#pragma unroll
-    for (uint32_t j = 0; j < kWideAhead; ++j) {
-      if (box[j] == ~0u) continue;
-      unsigned long long* out = hist + uint64_t{slot[j]} * kHistBins;
-      counts.open(box[j], words[j], out);
-#pragma unroll
-      for (unsigned i = 0; i < values[j].kItems; ++i)
-        if (values[j].valid(i)) count_pair(counts.shared, values[j].z[i] >> k[j], out);
-    }
+    for (unsigned i = 0; i < values.kItems; ++i)  // at most 32,768 a chunk: no counter reaches 2^16
+      count_item(aggregated, values.valid(i), values.z[i] >> bb.k,
+                 [&](uint32_t bin, uint32_t n) { atomicAdd(&pairs[bin >> 1], n << (16 * (bin & 1))); });
   }
+  counts.close();
 }
 
-// Block b takes the b-th of gridDim.x runs of consecutive kWideTiles-tile
-// chunks: the tiles of boxes with more than kSharedBins bins and at least
-// kWideMinValues values (the others are histogram_kernel's). The block's
-// counters live over its whole run and are flushed only when the box
-// changes and at the end: a box's ~100 chunks a block once cost a flush of
-// every bin they saw each (one 64-bit global atomic a bin; hdr_room16's
-// level 1, ~512 flushes of up to 32,768 bins a box, 0.43 ms), now about
-// one a block. The counters carry at 2^15 (count_pair) instead.
-template <uint32_t kWideAhead>
+// Chunks of kWideTiles tiles, a block taking every gridDim.x-th: the tiles
+// of boxes with more than kSharedBins bins and at least kWideMinValues values
+// (the others are histogram_kernel's). Consecutive tiles of one box share the
+// counters; a new box flushes them first.
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                          uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
-                                                                         unsigned long long* hist) {
+                                                                         unsigned long long* hist, bool aggregated) {
   extern __shared__ uint32_t pairs[];  // bins 2w and 2w + 1 in the low and high half of word w
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
-  const uint32_t c0 = static_cast<uint32_t>(uint64_t{chunks} * blockIdx.x / gridDim.x);
-  const uint32_t c1 = static_cast<uint32_t>(uint64_t{chunks} * (blockIdx.x + 1) / gridDim.x);
-  BoxCounters<kWideThreads, FlushPairs> counts(pairs);
-  for (uint32_t chunk = c0; chunk < c1; ++chunk)
-    count_wide_chunk<kWideAhead>(g, boxes, box_count, tile_count, tops, hist, counts, chunk);
-  counts.close();
+  for (uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x)
+    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk, aggregated);
 }
 
 // Four consecutive values a thread (quad q of the tile: thread q %
@@ -557,22 +533,18 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   zero_used_bins_kernel<<<dim3(kHistBins / 1024, box_count), 1024, 0, stream>>>(boxes, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   constexpr std::size_t kWideShared = std::size_t{4} * kWideWords;
+  CUDA_CHECK(cudaFuncSetAttribute(histogram_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kWideShared)));
   // One block of 1,024 threads an SM (128 KiB of shared memory each).
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
-  const unsigned grid = std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1)));
-  auto launch = [&](auto kernel) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kWideShared)));
-    kernel<<<grid, kWideThreads, kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
-  };
-  if (wide_histogram_ahead >= 4) launch(histogram_wide_kernel<4>);
-  else if (wide_histogram_ahead == 2) launch(histogram_wide_kernel<2>);
-  else launch(histogram_wide_kernel<1>);
+  histogram_wide_kernel<<<std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1))), kWideThreads,
+                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist, aggregated_histograms);
   CUDA_CHECK(cudaGetLastError());
   histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, box_count, tile_count, tops, hist);
+      g, boxes, box_count, tile_count, tops, hist, aggregated_histograms);
   CUDA_CHECK(cudaGetLastError());
 }
 

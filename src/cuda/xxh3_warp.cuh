@@ -249,41 +249,4 @@ __device__ inline uint64_t warp_hash(const uint8_t* p, uint64_t len, unsigned la
   return finish_long_warp(acc, p, len, lane);
 }
 
-// warp_hash with the loads of kAhead blocks issued before any of them is
-// summed (each lane kAhead x 32 bytes in flight, where warp_hash waits for
-// every block's loads in turn): for the wavelet samples checksum, a warp a
-// 64 KiB segment, whose ~16 warps an SM left it latency-bound. The same hash.
-template <unsigned kAhead = 4>
-__device__ inline uint64_t warp_hash_ahead(const uint8_t* p, uint64_t len, unsigned lane) {
-  if (len <= 240) return lane == 0 ? xxh3::hash64_short(p, len) : 0;
-  const uint64_t blocks = (len - 1) / xxh3::kBlock;
-  const uint64_t* w64 = reinterpret_cast<const uint64_t*>(p) + lane;
-  uint64_t acc = 0;
-  if (lane < 8) {
-    uint64_t init[8];
-    xxh3::init_acc(init);
-    for (unsigned i = 0; i < 8; ++i)
-      if (lane == i) acc = init[i];
-  }
-  const BlockKeys keys(lane);
-  uint64_t b = 0;
-  for (; b + kAhead <= blocks; b += kAhead) {
-    uint64_t v[kAhead][4];
-#pragma unroll
-    for (unsigned j = 0; j < kAhead; ++j)
-#pragma unroll
-      for (unsigned m = 0; m < 4; ++m) v[j][m] = __ldg(w64 + (b + j) * 128 + 32 * m);
-#pragma unroll
-    for (unsigned j = 0; j < kAhead; ++j) {
-      const uint64_t sum = block_sum([&](unsigned m) { return v[j][m]; }, keys);
-      if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
-    }
-  }
-  for (; b < blocks; ++b) {
-    const uint64_t sum = block_sum([&](unsigned m) { return __ldg(w64 + b * 128 + 32 * m); }, keys);
-    if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
-  }
-  return finish_long_warp(acc, p, len, lane);
-}
-
 }  // namespace vlec::cuda
