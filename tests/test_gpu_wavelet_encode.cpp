@@ -271,9 +271,9 @@ TEST(GpuWaveletEncode, LargeImages) {
 // A flat 16-bit image with sparse full-range spikes: level 1's boxes are
 // wide (their tops need ~65,536 bins) and nearly every value falls in bin 0,
 // so the wide histogram's 16-bit shared counters reach a chunk's whole
-// 32,768 values, added 32 at a time by the warp-aggregated count (and one
-// at a time without it); the image is large enough (6.5 M values) that
-// blocks of that kernel take more than one chunk.
+// 32,768 values (their limit: the counters are flushed every chunk); the
+// image is large enough (6.5 M values) that blocks of that kernel take
+// more than one chunk.
 TEST(GpuWaveletEncode, WideHistogramsOfOneBin) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(59);
@@ -284,11 +284,7 @@ TEST(GpuWaveletEncode, WideHistogramsOfOneBin) {
     const uint16_t v = rng() % 600 == 0 ? static_cast<uint16_t>(rng()) : 1000;
     data[2 * i] = static_cast<uint8_t>(v), data[2 * i + 1] = static_cast<uint8_t>(v >> 8);
   }
-  for (bool aggregated : {true, false}) {  // one atomic per distinct bin of a warp's values, or per value
-    cuda::wavelet_gpu::aggregated_histograms = aggregated;
-    check_case(data, im, {}, aggregated ? "flat with spikes" : "flat with spikes, an atomic per value");
-  }
-  cuda::wavelet_gpu::aggregated_histograms = true;
+  check_case(data, im, {}, "flat with spikes");
 }
 
 TEST(GpuWaveletEncode, GenericCompressWithTheCudaBackend) {

@@ -70,10 +70,17 @@ __device__ __forceinline__ uint32_t zigzag(int32_t c) {
   return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31);
 }
 
-// Array index of coefficient t (box-relative, coefficient order) of box b.
-__device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, const EncodeBox& b, uint64_t t) {
+// Position (x, y, z) in box b of coefficient t (box-relative, coefficient
+// order), by 32-bit divisions where the values fit (always, in practice): a
+// 64-bit division is a ~70-instruction routine, and the wide histogram's
+// tiles, two values a thread, spent most of their instructions in two of
+// them a tile (Nsight Compute: ~126 instructions a warp's value).
+struct BoxPosition {
+  uint64_t x, y, z;
+};
+__device__ __forceinline__ BoxPosition box_position(const EncodeBox& b, uint64_t t) {
   uint64_t row, x;
-  if (t < (uint64_t{1} << 32) && b.nx < (uint64_t{1} << 32)) {  // 32-bit division where it fits (always, in practice)
+  if (t < (uint64_t{1} << 32) && b.nx < (uint64_t{1} << 32)) {
     const uint32_t r = static_cast<uint32_t>(t) / static_cast<uint32_t>(b.nx);
     row = r, x = t - uint64_t{r} * b.nx;
   } else {
@@ -86,7 +93,13 @@ __device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, co
   } else {
     z = row / b.ny, y = row - z * b.ny;
   }
-  return b.plane_base + (b.x0 + x) + g.width * ((b.y0 + y) + g.height * (b.z0 + z));
+  return {x, y, z};
+}
+
+// Array index of coefficient t (box-relative, coefficient order) of box b.
+__device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, const EncodeBox& b, uint64_t t) {
+  const BoxPosition q = box_position(b, t);
+  return b.plane_base + (b.x0 + q.x) + g.width * ((b.y0 + q.y) + g.height * (b.z0 + q.z));
 }
 
 // A thread's walk over a tile: the position of its coefficient in the box,
@@ -96,10 +109,8 @@ __device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, co
 struct BoxWalk {
   uint64_t x = 0, y = 0, z = 0;
   __device__ BoxWalk(const EncodeBox& b, uint64_t t) {
-    const uint64_t row = t / b.nx;
-    x = t - row * b.nx;
-    z = row / b.ny;
-    y = row - z * b.ny;
+    const BoxPosition q = box_position(b, t);
+    x = q.x, y = q.y, z = q.z;
   }
   __device__ uint64_t index(const PlaneGeometry& g, const EncodeBox& b) const {
     return b.plane_base + (b.x0 + x) + g.width * ((b.y0 + y) + g.height * (b.z0 + z));
@@ -112,11 +123,8 @@ struct BoxWalk {
       if (++y == b.ny) y = 0, ++z;
       return;
     }
-    const uint64_t rows = x / b.nx;
-    x -= rows * b.nx;
-    y += rows;
-    z += y / b.ny;
-    y %= b.ny;
+    const BoxPosition q = box_position(b, x + b.nx * y);  // (32-bit divisions: boxes narrower than the stride)
+    x = q.x, y = q.y, z += q.z;
   }
 };
 
@@ -278,31 +286,13 @@ struct FlushCounts {  // 32-bit counters, one a bin
   }
 };
 
-// One item of a tile's values into shared counters, every lane of the warp
-// calling (add(bin, n) adds n to a bin). Aggregated: the lowest lane of each
-// set of lanes holding the same bin adds their count (__match_any_sync), one
-// shared atomic per distinct bin: a warp's 32 neighbouring coefficients fall
-// into a few bins where the image is smooth, and per-lane atomics on one
-// address are replayed one by one (hdr_room16's wide histogram issued ~140
-// instructions a value, SM-bound at 13 cycles an instruction).
-template <typename Add>
-__device__ __forceinline__ void count_item(bool aggregated, bool valid, uint32_t bin, Add&& add) {
-  if (!aggregated) {
-    if (valid) add(bin, 1u);
-    return;
-  }
-  const uint32_t peers = __match_any_sync(0xFFFFFFFFu, valid ? bin : ~0u);
-  if (valid && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1)) add(bin, static_cast<uint32_t>(__popc(peers)));
-}
-
 // Tiles kBlockTiles * blockIdx.x ...: boxes of up to kSharedBins bins in
 // shared counters, kept over a block's consecutive tiles of one box and
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
-                                                                   const uint32_t* tops, unsigned long long* hist,
-                                                                   bool aggregated) {
+                                                                   const uint32_t* tops, unsigned long long* hist) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
@@ -323,7 +313,7 @@ __global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry
     const TileValues<kEncodeThreads> v(g, b, tile);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
-      count_item(aggregated, v.valid(i), v.z[i] >> bb.k, [&](uint32_t bin, uint32_t n) { atomicAdd(&shared[bin], n); });
+      if (v.valid(i)) atomicAdd(&shared[v.z[i] >> bb.k], 1u);
   }
   counts.close();
 }
@@ -348,7 +338,7 @@ __device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint
 
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
-                                 uint32_t* pairs, uint32_t chunk, bool aggregated) {
+                                 uint32_t* pairs, uint32_t chunk) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
@@ -361,9 +351,11 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
     counts.open(tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
     const TileValues<kWideThreads> values(g, b, tile);
 #pragma unroll
-    for (unsigned i = 0; i < values.kItems; ++i)  // at most 32,768 a chunk: no counter reaches 2^16
-      count_item(aggregated, values.valid(i), values.z[i] >> bb.k,
-                 [&](uint32_t bin, uint32_t n) { atomicAdd(&pairs[bin >> 1], n << (16 * (bin & 1))); });
+    for (unsigned i = 0; i < values.kItems; ++i)
+      if (values.valid(i)) {
+        const uint32_t v = values.z[i] >> bb.k;
+        atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
+      }
   }
   counts.close();
 }
@@ -375,11 +367,11 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                          uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
-                                                                         unsigned long long* hist, bool aggregated) {
+                                                                         unsigned long long* hist) {
   extern __shared__ uint32_t pairs[];  // bins 2w and 2w + 1 in the low and high half of word w
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   for (uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x)
-    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk, aggregated);
+    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk);
 }
 
 // Four consecutive values a thread (quad q of the tile: thread q %
@@ -541,10 +533,10 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   histogram_wide_kernel<<<std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1))), kWideThreads,
-                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist, aggregated_histograms);
+                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, box_count, tile_count, tops, hist, aggregated_histograms);
+      g, boxes, box_count, tile_count, tops, hist);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -106,10 +106,6 @@ extern bool codebooks_beside_symbols;
 // streams beside the coarser levels of the transform (true, the default), or
 // all in order on the caller's stream (the benchmark compares).
 extern bool overlapped_statistics;
-// Whether the histogram kernels count each warp's values of an item with
-// one shared atomic per distinct bin (__match_any_sync; the default) or one
-// per value. Not thread-safe.
-extern bool aggregated_histograms;
 // With overlapped_statistics: the finest levels whose histograms start as
 // soon as their level is transformed (2 by default; at least 1, below the
 // level count).
