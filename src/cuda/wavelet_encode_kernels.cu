@@ -108,6 +108,7 @@ __device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, co
 // than their memory traffic at 8192^2).
 struct BoxWalk {
   uint64_t x = 0, y = 0, z = 0;
+  BoxWalk() = default;
   __device__ BoxWalk(const EncodeBox& b, uint64_t t) {
     const BoxPosition q = box_position(b, t);
     x = q.x, y = q.y, z = q.z;
@@ -147,9 +148,11 @@ struct TileValues {
   uint32_t z[kItems];  // zigzag values (0 where not valid)
   uint32_t mask = 0;   // bit i: item i holds a value
   __device__ bool valid(unsigned i) const { return (mask >> i) & 1; }
-  __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile) {
+  __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile)
+      : TileValues(g, b, tile, BoxWalk(b, tile.start)) {}
+  // w0: the position of the tile's first coefficient (TileCursor keeps it).
+  __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile, const BoxWalk& w0) {
     const uint32_t t = threadIdx.x;
-    BoxWalk w0(b, tile.start);
     const uint64_t at0 = w0.index(g, b);
     if (W > 1 && w0.x + tile.count <= b.nx && at0 % W == 0 && tile.count % W == 0) {  // uniform across the block
       using Vec = typename std::conditional<W == 4, int4, int2>::type;
@@ -238,6 +241,40 @@ __device__ BoxBins box_bins(uint32_t top) {
   const unsigned k = wavelet::shift_rule::smallest_shift(top);
   return {k, (top >> k) + 1};
 }
+
+// A block's consecutive tiles, every thread holding the same cursor: the
+// box, its bins and the walk's position are found once for a run of tiles of
+// one box (a tile's start is the last one's plus kTileValues, its position
+// one step of the walk), where a search over the boxes, the box's fields
+// and two divisions a tile had cost the wide histogram kernel, two values a
+// thread a tile, most of its ~140 instructions a warp's value (Nsight
+// Compute, hdr_room16). `at(ti)` for ti = first, first + 1, ...
+struct TileCursor {
+  const EncodeBox* boxes;
+  uint32_t box_count;
+  const uint32_t* tops;
+  uint32_t ti = ~0u, next_box_tile = 0;  // tiles below next_box_tile are the box's
+  EncodeTile tile;
+  EncodeBox b;
+  BoxBins bb{0, 0};
+  BoxWalk w;
+  __device__ TileCursor(const EncodeBox* bx, uint32_t count, const uint32_t* box_tops)
+      : boxes(bx), box_count(count), tops(box_tops) {}
+  __device__ void at(uint32_t next) {
+    if (ti != ~0u && next == ti + 1 && next < next_box_tile) {  // uniform across the block
+      tile.start += kTileValues;
+      tile.count = static_cast<uint32_t>(min(uint64_t{kTileValues}, b.n - tile.start));
+      w.advance(b, kTileValues);
+    } else {
+      tile = tile_at(boxes, box_count, next);
+      b = boxes[tile.box];
+      bb = box_bins(tops[b.slot]);
+      next_box_tile = tile.box + 1 < box_count ? boxes[tile.box + 1].tile0 : ~0u;
+      w = BoxWalk(b, tile.start);
+    }
+    ti = next;
+  }
+};
 // Whether histogram_wide_kernel counts the box (histogram_kernel the others).
 __device__ bool wide_box(const EncodeBox& b, uint32_t bins) { return bins > kSharedBins && b.n >= kWideMinValues; }
 
@@ -290,27 +327,29 @@ struct FlushCounts {  // 32-bit counters, one a bin
 // shared counters, kept over a block's consecutive tiles of one box and
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
-__global__ void __launch_bounds__(kEncodeThreads) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
+// (Four blocks an SM: the cursor's fields took it to 70 registers, three.)
+__global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
                                                                    const uint32_t* tops, unsigned long long* hist) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
+  TileCursor cur(boxes, box_count, tops);
   for (uint32_t ti = first; ti < end; ++ti) {  // every test below is uniform across the block
-    const EncodeTile tile = tile_at(boxes, box_count, ti);
-    const EncodeBox b = boxes[tile.box];
-    const BoxBins bb = box_bins(tops[b.slot]);
+    cur.at(ti);
+    const EncodeBox& b = cur.b;
+    const BoxBins bb = cur.bb;
     unsigned long long* out = hist + uint64_t{b.slot} * kHistBins;
     if (bb.bins > kSharedBins) {
       if (wide_box(b, bb.bins)) continue;  // histogram_wide_kernel counts it
-      const TileValues<kEncodeThreads> v(g, b, tile);
+      const TileValues<kEncodeThreads> v(g, b, cur.tile, cur.w);
 #pragma unroll
       for (unsigned i = 0; i < v.kItems; ++i)
         if (v.valid(i)) atomicAdd(&out[v.z[i] >> bb.k], 1ull);
       continue;
     }
-    counts.open(tile.box, bb.bins, out);
-    const TileValues<kEncodeThreads> v(g, b, tile);
+    counts.open(cur.tile.box, bb.bins, out);
+    const TileValues<kEncodeThreads> v(g, b, cur.tile, cur.w);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
       if (v.valid(i)) atomicAdd(&shared[v.z[i] >> bb.k], 1u);
@@ -343,13 +382,14 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
   BoxCounters<kWideThreads, FlushPairs> counts(pairs);
+  TileCursor cur(boxes, box_count, tops);
   for (uint32_t ti = first; ti < end; ++ti) {
-    const EncodeTile tile = tile_at(boxes, box_count, ti);
-    const EncodeBox b = boxes[tile.box];
-    const BoxBins bb = box_bins(tops[b.slot]);
+    cur.at(ti);
+    const EncodeBox& b = cur.b;
+    const BoxBins bb = cur.bb;
     if (!wide_box(b, bb.bins)) continue;  // uniform across the block
-    counts.open(tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
-    const TileValues<kWideThreads> values(g, b, tile);
+    counts.open(cur.tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
+    const TileValues<kWideThreads> values(g, b, cur.tile, cur.w);
 #pragma unroll
     for (unsigned i = 0; i < values.kItems; ++i)
       if (values.valid(i)) {
