@@ -375,38 +375,6 @@ __device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint
   return wide_box(b, box_bins(tops[b.slot]).bins);
 }
 
-// A chunk inside one wide box: its up to kWideTiles * kTileValues values are
-// consecutive coefficients of the box, thread t taking values t, t + 1,024,
-// ... (32 a thread), each the last one's position one step of the walk on,
-// eight loads in flight at a time. Tile by tile, with two values a thread a
-// tile, the per-tile steps (the cursor, the loader's checks and index) cost
-// more than the counting (hdr_room16's level 1: 343 us over three launches
-// with the cursor, Nsight Compute).
-template <typename Counters>
-__device__ void count_wide_run(const PlaneGeometry& g, const TileCursor& cur, uint32_t* pairs, Counters& counts,
-                               unsigned long long* hist) {
-  constexpr unsigned kRun = kWideTiles * kTileValues, kPerThread = kRun / kWideThreads, kBatch = 8;
-  static_assert(kPerThread % kBatch == 0, "whole batches");
-  const EncodeBox& b = cur.b;
-  const unsigned k = cur.bb.k;
-  counts.open(cur.tile.box, (cur.bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
-  const uint64_t n = min(uint64_t{kRun}, b.n - cur.tile.start);
-  BoxWalk w(b, cur.tile.start + min(uint64_t{threadIdx.x}, n));
-  for (unsigned base = 0; base < kPerThread; base += kBatch) {
-    uint32_t z[kBatch];
-#pragma unroll
-    for (unsigned j = 0; j < kBatch; ++j) {
-      const bool in = threadIdx.x + uint64_t{base + j} * kWideThreads < n;
-      z[j] = in ? zigzag(g.coeffs[w.index(g, b)]) : 0;
-      if (in) w.advance(b, kWideThreads);
-      z[j] = in ? z[j] >> k : ~0u;
-    }
-#pragma unroll
-    for (unsigned j = 0; j < kBatch; ++j)
-      if (z[j] != ~0u) atomicAdd(&pairs[z[j] >> 1], 1u << (16 * (z[j] & 1)));
-  }
-}
-
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
                                  uint32_t* pairs, uint32_t chunk) {
@@ -415,13 +383,6 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
   if (!__syncthreads_or(mine)) return;
   BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   TileCursor cur(boxes, box_count, tops);
-  cur.at(first);
-  if (end - 1 < cur.next_box_tile && wide_box(cur.b, cur.bb.bins)) {  // uniform: the whole chunk in one wide box
-    count_wide_run(g, cur, pairs, counts, hist);
-    counts.close();
-    return;
-  }
-  cur.ti = ~0u;  // (tile by tile below, from `first` again)
   for (uint32_t ti = first; ti < end; ++ti) {
     cur.at(ti);
     const EncodeBox& b = cur.b;
