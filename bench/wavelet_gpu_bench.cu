@@ -218,53 +218,35 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
                 "by default level 1's, read from the symbols by the inverse above: %.3f ms), output %s\n",
                 scattered_ms, dec_ms, verdict(same));
-    // The plan's header reads as a cudaMemcpyAsync a group
-    // (wavelet_gpu::batched_header_reads off), alternated run by run with
-    // the batched reads (bench::paired_median_ms).
+    // The decoder under another setting against the defaults, runs of the
+    // two alternated (bench::paired_median_ms): medians.
     auto decode = [&] {
       device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
     };
-    const auto [batched_ms, per_group_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-      cuda::wavelet_gpu::batched_header_reads = false;
-      decode();
-      cuda::wavelet_gpu::batched_header_reads = true;
-    });
-    std::printf("  GPU decompress with the plan's header reads a copy a group: %.3f ms (one batch a round, alternated "
-                "with it: %.3f ms)\n",
-                per_group_ms, batched_ms);
-    // Only the fixed headers' round batched (wavelet_gpu::batched_area_reads
-    // off), alternated with both rounds batched.
-    const auto [both_ms, fixed_only_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-      cuda::wavelet_gpu::batched_area_reads = false;
-      decode();
-      cuda::wavelet_gpu::batched_area_reads = true;
-    });
-    std::printf("  GPU decompress with only the fixed headers' reads batched: %.3f ms (the header areas' too, "
-                "alternated with it: %.3f ms)\n",
-                fixed_only_ms, both_ms);
-    // The plan's reads without speculation (wavelet_gpu::speculative_header_reads
-    // off: four waits), alternated with the speculative reads (two waits, more
-    // for frames with large header areas).
-    const auto [spec_ms, four_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-      cuda::wavelet_gpu::speculative_header_reads = false;
-      decode();
-      cuda::wavelet_gpu::speculative_header_reads = true;
-    });
-    std::printf("  GPU decompress with the plan's headers read in four rounds: %.3f ms (speculative reads, "
-                "alternated with it: %.3f ms)\n",
-                four_ms, spec_ms);
-    // Every 5/3 level at pairs_per_warp row pairs a warp
-    // (wavelet_gpu::dwt_min_warps 0), alternated with the default, where
-    // the coarse levels take fewer pairs a warp and so more warps.
-    const int min_warps = cuda::wavelet_gpu::dwt_min_warps;
-    const auto [coarse_ms, fixed_ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-      cuda::wavelet_gpu::dwt_min_warps = 0;
-      decode();
-      cuda::wavelet_gpu::dwt_min_warps = min_warps;
-    });
-    std::printf("  GPU decompress with every 5/3 level at 8 row pairs a warp: %.3f ms (coarse levels with fewer, "
-                "alternated with it: %.3f ms)\n",
-                fixed_ms, coarse_ms);
+    auto timed_setting = [&](const char* what, const char* against, auto&& set, auto&& reset) {
+      const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
+        set();
+        decode();
+        reset();
+      });
+      std::printf("  GPU decompress with %s: %.3f ms (%s, alternated with it: %.3f ms)\n", what, ms, against, base_ms);
+    };
+    namespace wg = cuda::wavelet_gpu;
+    // The plan's header reads: a cudaMemcpyAsync a group instead of one batch
+    // a round; only the fixed headers' round batched; no speculation (four
+    // waits, where the speculative reads take two, more for frames with
+    // large header areas).
+    timed_setting("the plan's header reads a copy a group", "one batch a round",
+                  [] { wg::batched_header_reads = false; }, [] { wg::batched_header_reads = true; });
+    timed_setting("only the fixed headers' reads batched", "the header areas' too",
+                  [] { wg::batched_area_reads = false; }, [] { wg::batched_area_reads = true; });
+    timed_setting("the plan's headers read in four rounds", "speculative reads",
+                  [] { wg::speculative_header_reads = false; }, [] { wg::speculative_header_reads = true; });
+    // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_min_warps 0),
+    // where by default the coarse levels take fewer pairs a warp.
+    const int min_warps = wg::dwt_min_warps;
+    timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
+                  [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
   }
 
   // The parts inside the pipeline: events recorded by the decoder between

@@ -56,21 +56,19 @@ __device__ __forceinline__ uint32_t zigzag(int32_t c) {
 struct BoxPosition {
   uint64_t x, y, z;
 };
+// q = a / d and r = a - q d, by a 32-bit division where both fit.
+__device__ __forceinline__ void divide(uint64_t a, uint64_t d, uint64_t& q, uint64_t& r) {
+  if (a < (uint64_t{1} << 32) && d < (uint64_t{1} << 32)) {
+    const uint32_t q32 = static_cast<uint32_t>(a) / static_cast<uint32_t>(d);
+    q = q32, r = a - uint64_t{q32} * d;
+  } else {
+    q = a / d, r = a - q * d;
+  }
+}
 __device__ __forceinline__ BoxPosition box_position(const EncodeBox& b, uint64_t t) {
-  uint64_t row, x;
-  if (t < (uint64_t{1} << 32) && b.nx < (uint64_t{1} << 32)) {
-    const uint32_t r = static_cast<uint32_t>(t) / static_cast<uint32_t>(b.nx);
-    row = r, x = t - uint64_t{r} * b.nx;
-  } else {
-    row = t / b.nx, x = t - row * b.nx;
-  }
-  uint64_t y, z;
-  if (row < (uint64_t{1} << 32) && b.ny < (uint64_t{1} << 32)) {
-    const uint32_t zz = static_cast<uint32_t>(row) / static_cast<uint32_t>(b.ny);
-    z = zz, y = row - uint64_t{zz} * b.ny;
-  } else {
-    z = row / b.ny, y = row - z * b.ny;
-  }
+  uint64_t row, x, y, z;
+  divide(t, b.nx, row, x);
+  divide(row, b.ny, z, y);
   return {x, y, z};
 }
 
