@@ -499,6 +499,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const unsigned early = wg::early_histogram_levels;
     timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
                    [&] { wg::early_histogram_levels = early; });
+    timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
+                   [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
     const int min_warps = wg::dwt_min_warps;
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });

@@ -272,19 +272,28 @@ TEST(GpuWaveletEncode, LargeImages) {
 // wide (their tops need ~65,536 bins) and nearly every value falls in bin 0,
 // so the wide histogram's 16-bit shared counters reach a chunk's whole
 // 32,768 values (their limit: the counters are flushed every chunk); the
-// image is large enough (6.5 M values) that blocks of that kernel take
-// more than one chunk.
+// images are large enough (6.5 M values) that blocks of that kernel take
+// more than one chunk, and wide enough (level 1's boxes 4,096 and 4,097
+// values a row) that it counts pairs of tiles of one row with 16-byte loads
+// where a row's start is aligned (every row of the first; every other row
+// of the second, whose odd width leaves the rest to the tile-by-tile path).
 TEST(GpuWaveletEncode, WideHistogramsOfOneBin) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(59);
   std::mt19937_64 rng(seed);
-  const WaveletImage im = image(4096, 1600, 1, 1, DType::u16);
-  Bytes data(im.samples() * 2);
-  for (std::size_t i = 0; i < im.samples(); ++i) {
-    const uint16_t v = rng() % 600 == 0 ? static_cast<uint16_t>(rng()) : 1000;
-    data[2 * i] = static_cast<uint8_t>(v), data[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+  for (std::size_t width : {8192, 8194}) {
+    const WaveletImage im = image(width, 800, 1, 1, DType::u16);
+    Bytes data(im.samples() * 2);
+    for (std::size_t i = 0; i < im.samples(); ++i) {
+      const uint16_t v = rng() % 600 == 0 ? static_cast<uint16_t>(rng()) : 1000;
+      data[2 * i] = static_cast<uint8_t>(v), data[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+    }
+    for (bool tile_pairs : {true, false}) {  // two tiles of a row at once, or tile by tile
+      cuda::wavelet_gpu::wide_histogram_tile_pairs = tile_pairs;
+      check_case(data, im, {}, tile_pairs ? "flat with spikes" : "flat with spikes, tile by tile");
+    }
+    cuda::wavelet_gpu::wide_histogram_tile_pairs = true;
   }
-  check_case(data, im, {}, "flat with spikes");
 }
 
 TEST(GpuWaveletEncode, GenericCompressWithTheCudaBackend) {

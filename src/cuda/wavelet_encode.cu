@@ -78,6 +78,7 @@ bool wavelet_gpu::tops_in_transform = true;
 bool wavelet_gpu::codebooks_beside_symbols = true;
 bool wavelet_gpu::overlapped_statistics = true;
 unsigned wavelet_gpu::early_histogram_levels = 2;
+bool wavelet_gpu::wide_histogram_tile_pairs = true;
 
 namespace {
 

@@ -193,25 +193,38 @@ __device__ bool wide_tile(const EncodeBox* boxes, uint32_t box_count, const uint
 
 __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count,
                                  uint32_t tile_count, const uint32_t* tops, unsigned long long* hist,
-                                 uint32_t* pairs, uint32_t chunk) {
+                                 uint32_t* pairs, uint32_t chunk, bool wide_pairs) {
   const uint32_t first = chunk * kWideTiles, end = min(tile_count, first + kWideTiles);
   const bool mine = threadIdx.x < end - first && wide_tile(boxes, box_count, tops, first + threadIdx.x);
   if (!__syncthreads_or(mine)) return;
   BoxCounters<kWideThreads, FlushPairs> counts(pairs);
   TileCursor cur(boxes, box_count, tops);
-  for (uint32_t ti = first; ti < end; ++ti) {
+  auto count = [&](uint32_t z, unsigned k) {
+    const uint32_t v = z >> k;
+    atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
+  };
+  for (uint32_t ti = first; ti < end; ++ti) {  // every test below is uniform across the block
     cur.at(ti);
     const EncodeBox& b = cur.b;
     const BoxBins bb = cur.bb;
-    if (!wide_box(b, bb.bins)) continue;  // uniform across the block
+    if (!wide_box(b, bb.bins)) continue;
     counts.open(cur.tile.box, (bb.bins + 1) / 2, hist + uint64_t{b.slot} * kHistBins);
+    const uint64_t at0 = cur.w.index(g, b);
+    if (wide_pairs && ti + 1 < end && ti + 1 < cur.next_box_tile && cur.w.x + 2 * kTileValues <= b.nx &&
+        at0 % 4 == 0) {
+      // This tile and the next, in one row of the box: four values a thread
+      // with one 16-byte load (two a tile, each tile's steps cost more than
+      // its counting: ~65 instructions a warp's value, SASS).
+      static_assert(2 * kTileValues == 4 * kWideThreads, "a pair of tiles is one int4 a thread");
+      const int4 q = *reinterpret_cast<const int4*>(g.coeffs + at0 + 4 * threadIdx.x);
+      count(zigzag(q.x), bb.k), count(zigzag(q.y), bb.k), count(zigzag(q.z), bb.k), count(zigzag(q.w), bb.k);
+      cur.at(++ti);
+      continue;
+    }
     const TileValues<kWideThreads> values(g, b, cur.tile, cur.w);
 #pragma unroll
     for (unsigned i = 0; i < values.kItems; ++i)
-      if (values.valid(i)) {
-        const uint32_t v = values.z[i] >> bb.k;
-        atomicAdd(&pairs[v >> 1], 1u << (16 * (v & 1)));
-      }
+      if (values.valid(i)) count(values.z[i], bb.k);
   }
   counts.close();
 }
@@ -223,11 +236,12 @@ __device__ void count_wide_chunk(const PlaneGeometry& g, const EncodeBox* boxes,
 __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                          uint32_t box_count, uint32_t tile_count,
                                                                          const uint32_t* tops,
-                                                                         unsigned long long* hist) {
+                                                                         unsigned long long* hist,
+                                                                         bool wide_pairs) {
   extern __shared__ uint32_t pairs[];  // bins 2w and 2w + 1 in the low and high half of word w
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   for (uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x)
-    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk);
+    count_wide_chunk(g, boxes, box_count, tile_count, tops, hist, pairs, chunk, wide_pairs);
 }
 
 // Four consecutive values a thread (quad q of the tile: thread q %
@@ -389,7 +403,8 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint32_t chunks = (tile_count + kWideTiles - 1) / kWideTiles;
   histogram_wide_kernel<<<std::min<uint32_t>(chunks, static_cast<uint32_t>(std::max(sms, 1))), kWideThreads,
-                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist);
+                          kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist,
+                                                    wide_histogram_tile_pairs);
   CUDA_CHECK(cudaGetLastError());
   histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
       g, boxes, box_count, tile_count, tops, hist);
