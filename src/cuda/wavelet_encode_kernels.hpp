@@ -106,14 +106,14 @@ extern bool codebooks_beside_symbols;
 // streams beside the coarser levels of the transform (true, the default), or
 // all in order on the caller's stream (the benchmark compares).
 extern bool overlapped_statistics;
-// Whether the wide histogram kernel counts two tiles of one row at once
-// (four values a thread, one 16-byte load; the default) or tile by tile.
-// Not thread-safe.
-extern bool wide_histogram_tile_pairs;
 // With overlapped_statistics: the finest levels whose histograms start as
 // soon as their level is transformed (2 by default; at least 1, below the
 // level count).
 extern unsigned early_histogram_levels;
+// Whether the wide histogram kernel counts two tiles of one row at once
+// (four values a thread, one 16-byte load; the default) or tile by tile.
+// Not thread-safe.
+extern bool wide_histogram_tile_pairs;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and

@@ -43,7 +43,6 @@ __device__ inline EncodeTile tile_at(const EncodeBox* boxes, uint32_t box_count,
   return t;
 }
 
-
 __device__ __forceinline__ uint32_t zigzag(int32_t c) {
   return (static_cast<uint32_t>(c) << 1) ^ static_cast<uint32_t>(c >> 31);
 }
@@ -72,12 +71,6 @@ __device__ __forceinline__ BoxPosition box_position(const EncodeBox& b, uint64_t
   return {x, y, z};
 }
 
-// Array index of coefficient t (box-relative, coefficient order) of box b.
-__device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, const EncodeBox& b, uint64_t t) {
-  const BoxPosition q = box_position(b, t);
-  return b.plane_base + (b.x0 + q.x) + g.width * ((b.y0 + q.y) + g.height * (b.z0 + q.z));
-}
-
 // A thread's walk over a tile: the position of its coefficient in the box,
 // found by division once and then moved on by the block's stride (the
 // kernels below divided twice per coefficient, which made them 3-4x slower
@@ -104,6 +97,11 @@ struct BoxWalk {
     x = q.x, y = q.y, z += q.z;
   }
 };
+
+// Array index of coefficient t (box-relative, coefficient order) of box b.
+__device__ __forceinline__ uint64_t coefficient_index(const PlaneGeometry& g, const EncodeBox& b, uint64_t t) {
+  return BoxWalk(b, t).index(g, b);
+}
 
 // A thread's values of one tile, Threads threads a block. Every index is
 // stepped to first and every load issued before any is used, so a thread has

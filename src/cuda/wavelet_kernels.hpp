@@ -119,10 +119,10 @@ extern bool batched_group_decode;
 // cudaMemcpyBatchAsync a round (true, the default) or one cudaMemcpyAsync
 // a group (the probe compares).
 extern bool batched_header_reads;
-// With batched_header_reads: whether the second round (the header areas:
-// codebooks and chunk indexes, up to tens of KiB a group) is batched too,
-// or only the first (48-byte fixed headers). hdr_room16's large areas
-// decoded slower batched (2.294 against 2.238 ms, session 16); the
+// With batched_header_reads: whether the second round (the header areas
+// the first did not hold: wide codebooks, up to tens of KiB a group) is
+// batched too, or only the first. Batched was as fast or faster on all
+// three of wavelet_gpu_bench's images in three calls (session 17); the
 // benchmark compares.
 extern bool batched_area_reads;
 // Whether the plan reads speculatively: the frame's first 4 KiB at once
