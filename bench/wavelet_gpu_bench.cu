@@ -501,6 +501,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+    timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
+                   [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
     const int min_warps = wg::dwt_min_warps;
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });

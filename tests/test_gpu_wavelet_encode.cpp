@@ -31,6 +31,7 @@
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
 #include "vlec/wavelet.hpp"
+#include "format/frame.hpp"
 #include "wavelet/frame_format.hpp"
 #include "wavelet/layout.hpp"
 #include "wavelet_test_util.hpp"
@@ -233,13 +234,33 @@ TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {
   }
 }
 
+// Run-heavy groups: with speculative Huffman frames (the default) they are
+// coded as Huffman first and again in their own codec; without, only once.
 TEST(GpuWaveletEncode, SparseVolumesAndExtremes) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(54);
+  namespace wg = cuda::wavelet_gpu;
   for (DType t : {DType::u8, DType::u16}) {
     for (unsigned planes : {1u, 2u}) {
       const WaveletImage vol = image(48, 40, 36, planes, t);
-      check_case(sparse(vol, seed + planes), vol, {}, "sparse volume", planes == 1);
+      {  // the case this test is for: some group's embedded frame is not Huffman
+        WaveletOptions o;
+        o.backend = Backend::cpu;
+        const Bytes cpu = wavelet_compress(sparse(vol, seed + planes).data(), vol, o);
+        const wavelet::ParsedWavelet pw = wavelet::parse_wavelet_frame(cpu.data(), cpu.size(), 0);
+        unsigned others = 0;
+        for (const wavelet::Group& g : pw.header.groups)
+          if (g.frame_bytes)
+            others += format::read_fixed_header(pw.payload + g.frame_offset, g.frame_bytes, 0).codec != Codec::huffman;
+        EXPECT_GT(others, 0u) << "no run-heavy group in the sparse volume";
+      }
+      for (bool speculative : {true, false}) {
+        wg::speculative_huffman_frames = speculative;
+        check_case(sparse(vol, seed + planes), vol, {},
+                   speculative ? "sparse volume, speculative Huffman frames" : "sparse volume, codecs first",
+                   planes == 1 && speculative);
+      }
+      wg::speculative_huffman_frames = true;
     }
     const WaveletImage im = image(97, 31, 1, 3, t);
     Bytes top(im.samples() * dtype_bytes(t), 0xFF), board(top.size()), zero(top.size(), 0);

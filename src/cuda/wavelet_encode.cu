@@ -19,16 +19,16 @@
 //     its symbol runs. Before it, one kernel derives every group's symbol
 //     histogram from the shift rule's merged bins; beside it, on the side
 //     streams, each group's Huffman codebook is built from that histogram.
-//     Wait 3 reads the run counts. Groups with long runs (runs <= n / 3)
-//     need cpu::choose_codec over their symbols: those are copied to the
-//     host (one more wait each), the rest are Huffman.
 //  4. Every group's embedded frame (with its codebook from step 3, or by
 //     device::compress with its codec), on the side streams (groups are
-//     independent); wait 4 reads their sizes.
+//     independent), enqueued at once as Huffman frames; wait 3 reads the
+//     run counts and the frames' sizes. Groups with long runs (runs <= n /
+//     3) need cpu::choose_codec over their symbols: those are copied to the
+//     host (one more wait each), and those whose codec is not Huffman are
+//     coded again (one more wait).
 //  5. Host: the header area (finish_header); then the header area, and every
 //     group's frame and low bits by one batched copy, into the output.
-// So 4 waits plus one per run-heavy group; each reads a few bytes to a few
-// KB.
+// So 3 waits for a photograph; each reads a few bytes to a few KB.
 //
 // Temp storage is sized from the shape alone (the query cannot see the
 // data): every region holds the largest of the groupings the writer may
@@ -79,6 +79,7 @@ bool wavelet_gpu::codebooks_beside_symbols = true;
 bool wavelet_gpu::overlapped_statistics = true;
 unsigned wavelet_gpu::early_histogram_levels = 2;
 bool wavelet_gpu::wide_histogram_tile_pairs = true;
+bool wavelet_gpu::speculative_huffman_frames = true;
 
 namespace {
 
@@ -366,7 +367,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   auto alphabet_of = [&](std::size_t g) {
     return static_cast<uint32_t>(std::min<uint64_t>(plan.stats[g].top >> shifts[g], 65535)) + 1;
   };
-  // Each group's frame temp, large enough for any codec (chosen after wait 3).
+  // Each group's frame temp, large enough for any codec (chosen after the runs are read).
   std::vector<std::size_t> temp_at(G), temp_bytes_of(G);
   std::size_t temps_used = 0;
   for (std::size_t g = 0; g < G; ++g) {
@@ -414,30 +415,25 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                                       frame_options(Codec::huffman, types[g]), alphabet_of(g));
     });
   }
-  std::vector<uint64_t> host_runs;
-  phase(wg::kSymbolsEnqueued, stream);
-  read_now(host_runs, runs, G, stream);  // wait 3
-  phase(wg::kSymbolsRead, stream);
-  std::vector<Codec> codecs(G, Codec::huffman);
-  std::vector<uint8_t> symbols;
-  for (std::size_t g = 0; g < G; ++g) {
-    if (wavelet::runs_pick_huffman(host_runs[g], counts[g])) continue;
-    read_now(symbols, t + L.symbols + sym_at[g], counts[g] * dtype_bytes(types[g]), stream);  // one wait per run-heavy group
-    codecs[g] = wavelet::embedded_codec(host_runs[g], counts[g], symbols.data(), types[g], threads);
-  }
-
-  // 4. The embedded frames, side by side (the coefficients' region is free now).
-  phase(wg::kCodecsChosen, stream);
+  // 4. The embedded frames, side by side (the coefficients' region is free
+  // once the symbols kernel is done). A group's codec is Huffman unless its
+  // symbols run long (runs <= n / 3: then cpu::choose_codec decides on the
+  // host). With wavelet_gpu::speculative_huffman_frames every group's
+  // Huffman frame is enqueued at once, behind the symbols kernel, and the
+  // run counts come back with the frames' sizes (one wait where there were
+  // two, and the host's enqueue overlaps the symbols kernel); a group whose
+  // runs say otherwise is chosen for and, if not Huffman, coded again. The
+  // frame is the same either way: only the order of the work changes.
   auto* sizes = reinterpret_cast<uint64_t*>(t + L.sizes);
   std::vector<std::size_t> frame_at(G);
   std::size_t frames_used = 0;
-  for (std::size_t g = 0; g < G; ++g) {
+  for (std::size_t g = 0; g < G; ++g) {  // capacity does not depend on the codec
     frame_at[g] = frames_used;
-    frames_used += round_up(device::compress_capacity(counts[g], frame_options(codecs[g], types[g])));
+    frames_used += round_up(device::compress_capacity(counts[g], frame_options(Codec::huffman, types[g])));
   }
   SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
-  fork_side_streams(events, stream, used);
-  on_side_streams([&](std::size_t g, cudaStream_t st) {
+  std::vector<Codec> codecs(G, Codec::huffman);
+  auto encode_group = [&](std::size_t g, cudaStream_t st) {
     const device::CompressOptions fo = frame_options(codecs[g], types[g]);
     const void* in = t + L.symbols + sym_at[g];
     void* frame = t + L.coeffs + frame_at[g];
@@ -454,12 +450,54 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     else
       compress_bounded_alphabet(in, counts[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
                                 alphabet_of(g));
-  });
-  join_side_streams(events, stream, used);
+  };
+  // The run-heavy groups' codecs, by the CPU writer's rule (one symbol read
+  // each); returns the groups whose codec is not Huffman.
+  std::vector<uint64_t> host_runs;
+  auto choose_codecs = [&] {
+    std::vector<std::size_t> others;
+    std::vector<uint8_t> symbols;
+    for (std::size_t g = 0; g < G; ++g) {
+      if (wavelet::runs_pick_huffman(host_runs[g], counts[g])) continue;
+      read_now(symbols, t + L.symbols + sym_at[g], counts[g] * dtype_bytes(types[g]), stream);
+      codecs[g] = wavelet::embedded_codec(host_runs[g], counts[g], symbols.data(), types[g], threads);
+      if (codecs[g] != Codec::huffman) others.push_back(g);
+    }
+    return others;
+  };
   std::vector<uint64_t> host_sizes;
-  phase(wg::kFramesEnqueued, stream);
-  read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
-  phase(wg::kFramesRead, stream);
+  phase(wg::kSymbolsEnqueued, stream);
+  if (wg::speculative_huffman_frames) {
+    phase(wg::kSymbolsRead, stream);
+    phase(wg::kCodecsChosen, stream);
+    fork_side_streams(events, stream, used);
+    on_side_streams(encode_group);
+    join_side_streams(events, stream, used);
+    phase(wg::kFramesEnqueued, stream);
+    HostReads r;
+    r.add(host_runs, runs, G);
+    r.add(host_sizes, sizes, 2 * G);
+    r.wait(stream);  // wait 3 and 4 at once
+    phase(wg::kFramesRead, stream);
+    const std::vector<std::size_t> again = choose_codecs();
+    if (!again.empty()) {  // run-heavy groups (sparse volumes): coded again in their own codec, in place
+      for (std::size_t g : again) encode_group(g, stream);
+      std::vector<uint64_t> redone;
+      read_now(redone, sizes, 2 * G, stream);
+      for (std::size_t g : again) host_sizes[2 * g] = redone[2 * g], host_sizes[2 * g + 1] = redone[2 * g + 1];
+    }
+  } else {
+    read_now(host_runs, runs, G, stream);  // wait 3
+    phase(wg::kSymbolsRead, stream);
+    choose_codecs();
+    phase(wg::kCodecsChosen, stream);
+    fork_side_streams(events, stream, used);
+    on_side_streams(encode_group);
+    join_side_streams(events, stream, used);
+    phase(wg::kFramesEnqueued, stream);
+    read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
+    phase(wg::kFramesRead, stream);
+  }
   std::vector<uint64_t> frame_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
     SAFETY_CHECK(host_sizes[2 * g + 1] == ~0ull, ErrorCode::cuda_error, "wavelet group ", g,
@@ -474,7 +512,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                " bytes but the output buffer holds ", capacity);
   // The header area, then the groups' frames and low bits by one batched
   // copy (cub::DeviceMemcpy::Batched): 2 * G cudaMemcpyAsync calls cost the
-  // host ~0.2 ms at 8192^2. The host arrays are pageable: wait 4 has left
+  // host ~0.2 ms at 8192^2. The host arrays are pageable: the last wait has left
   // the stream empty, so staging them costs no wait, and they need not
   // outlive the call.
   copy_to_device(d_frame, area, stream);

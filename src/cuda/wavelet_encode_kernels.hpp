@@ -114,6 +114,12 @@ extern unsigned early_histogram_levels;
 // (four values a thread, one 16-byte load; the default) or tile by tile.
 // Not thread-safe.
 extern bool wide_histogram_tile_pairs;
+// Whether every group's Huffman frame is enqueued right behind the symbols
+// kernel, before its run count is known (true, the default: the run counts
+// come back with the frames' sizes, one wait instead of two, and a
+// run-heavy group whose codec is not Huffman is coded again), or only once
+// the run counts have been read (the benchmark and a test compare).
+extern bool speculative_huffman_frames;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
