@@ -40,6 +40,7 @@
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
+#include "cuda/side_streams.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
 #include "vlec/device.hpp"
@@ -247,6 +248,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const int min_warps = wg::dwt_min_warps;
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+    timed_setting("side streams at the default priority", "at the greatest",
+                  [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
   }
 
   // The parts inside the pipeline: events recorded by the decoder between
@@ -501,6 +504,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+    timed_compress("side streams at the default priority", "at the greatest",
+                   [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
     timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
                    [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
     const int min_warps = wg::dwt_min_warps;

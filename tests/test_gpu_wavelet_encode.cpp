@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/side_streams.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "test_util.hpp"
 #include "vlec/device_wavelet.hpp"
@@ -204,6 +205,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "level 1's histograms alone beside the coarser levels");
   }
   wg::early_histogram_levels = 2;
+  cuda::side_streams_high_priority = false;  // side streams at the default priority
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "side streams at the default priority");
+  }
+  cuda::side_streams_high_priority = true;
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;

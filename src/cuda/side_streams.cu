@@ -2,22 +2,30 @@
 #include "cuda/side_streams.hpp"
 
 #include <map>
+#include <utility>
 #include <mutex>
 
 #include "cuda/cuda_check.hpp"
 
 namespace vlec::cuda {
 
+bool side_streams_high_priority = true;
+
 const std::vector<cudaStream_t>& side_streams() {
   static std::mutex mutex;
-  static std::map<int, std::vector<cudaStream_t>> pools;  // references stay valid as devices are added
+  // Per device and priority; references stay valid as pools are added.
+  static std::map<std::pair<int, bool>, std::vector<cudaStream_t>> pools;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
+  const bool high = side_streams_high_priority;
   std::lock_guard<std::mutex> lock(mutex);
-  std::vector<cudaStream_t>& pool = pools[device];
+  std::vector<cudaStream_t>& pool = pools[{device, high}];
   if (pool.empty()) {
+    int least = 0, greatest = 0;  // numerically, greatest <= least
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     std::vector<cudaStream_t> made(kSideStreams);
-    for (cudaStream_t& s : made) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (cudaStream_t& s : made)
+      CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high ? greatest : least));
     pool = made;
   }
   return pool;

@@ -26,6 +26,13 @@ constexpr unsigned kEncodeSideStreams = 8;
 static_assert(kEncodeSideStreams <= kSideStreams, "the encoder takes the first side streams");
 
 // The current device's side streams (non-blocking, kSideStreams of them).
+// With side_streams_high_priority (the default) they have the device's
+// greatest stream priority: the block scheduler then gives SMs that free up
+// to their blocks before the pending blocks of a large kernel on the
+// caller's stream (the encoder builds its groups' codebooks, one block's
+// latency-bound work each, beside the symbols kernel's ~30,000 blocks);
+// otherwise the least (the default priority). Not thread-safe to change.
+extern bool side_streams_high_priority;
 const std::vector<cudaStream_t>& side_streams();
 
 // Events of one call, destroyed when it returns (a destroyed event that is
