@@ -175,15 +175,26 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
     encode_row<K, true, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words);
   }
   // Lookahead into the following rows, until every word taken is complete
-  // (or the chunk ends: the words are then the lanes' last).
+  // (or the chunk ends: the words are then the lanes' last). A word taken
+  // late in the range completes up to 64 bits later, several rows on where
+  // codes are short, so the rows come a batch at a time with every load in
+  // flight (row by row, each row's load from L2 was waited for in turn:
+  // 16-row ranges, as in 16,384-element chunks, spent a large share there).
   if (warp != kWarps - 1) {
-    for (uint64_t row = r.row_end; row < full_rows + (rest > 0) && __any_sync(kFull, w.pending() > 0); ++row) {
+    uint64_t row = r.row_end;
+    while (row < full_rows && __any_sync(kFull, w.pending() > 0)) {
+      const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, full_rows - row));
+      stage_rows(in, row, count, stage, lane);
+      for (unsigned b = 0; b < count && __any_sync(kFull, w.pending() > 0); ++b) {
+        const GroupWordT<Sym> g = stage[b * kLanes + lane];
+        encode_row<K, false, true>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
+                                   base, words);
+      }
+      row += count;
+    }
+    if (row >= full_rows && rest > 0 && __any_sync(kFull, w.pending() > 0)) {
       Sym s[4];
-      unsigned mine = kGroup;
-      if (row < full_rows)
-        load_group(in + row * kRow, lane, s);
-      else
-        mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
+      const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
       encode_row<K, false, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words);
     }
   }
