@@ -262,9 +262,17 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     cuda::wavelet_gpu::phase_events = &ev;
     std::vector<std::vector<float>> parts(cuda::wavelet_gpu::PhaseEvents::kCount - 1);
     std::vector<float> enqueue;
+    constexpr unsigned kMarks = cuda::wavelet_gpu::PhaseEvents::kHostMarks;
+    std::vector<std::vector<float>> marks(kMarks + 1);  // host time between the enqueue's steps
     for (int r = 0; r < repeat; ++r) {
       device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
       enqueue.push_back(static_cast<float>(ev.host_enqueued_ns - ev.host_start_ns) / 1e6f);
+      int64_t at = ev.host_start_ns;
+      for (unsigned i = 0; i <= kMarks; ++i) {
+        const int64_t next = i < kMarks ? ev.host_mark_ns[i] : ev.host_enqueued_ns;
+        marks[i].push_back(static_cast<float>(next - at) / 1e6f);
+        at = next;
+      }
       for (unsigned i = 0; i + 1 < cuda::wavelet_gpu::PhaseEvents::kCount; ++i) {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, ev.events[i], ev.events[i + 1]));
@@ -281,6 +289,15 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     }
     std::sort(enqueue.begin(), enqueue.end());
     std::printf("; the embedded frames' enqueue on the host %.3f ms\n", enqueue[enqueue.size() / 2]);
+    static const char* const kMarkNames[] = {"coded levels planned", "decodes staged", "uploads enqueued",
+                                             "tables' build launched", "batch staged", "decodes launched"};
+    static_assert(std::size(kMarkNames) == kMarks + 1, "a name per host step");
+    std::printf("    its host steps (medians):");
+    for (unsigned i = 0; i <= kMarks; ++i) {
+      std::sort(marks[i].begin(), marks[i].end());
+      std::printf("%s %s %.3f ms", i ? ";" : "", kMarkNames[i], marks[i][marks[i].size() / 2]);
+    }
+    std::printf("\n");
     for (auto& e : ev.events) CUDA_CHECK(cudaEventDestroy(e));
     cuda::wavelet_gpu::coded_detail_bands = true;
   }

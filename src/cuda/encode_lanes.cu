@@ -117,6 +117,13 @@ __device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&&
   }
 }
 
+// Rows a lookahead batch loads: 8 for bytes (codes of ~3 bits take ~5 rows
+// to complete a word), 4 for wider symbols, whose longer codes complete it
+// in 1-3 rows (8 there cost quant65536 1-2 %).
+template <typename Sym> constexpr unsigned kLookaheadRows = sizeof(Sym) == 1 ? 8 : 4;
+static_assert(kLookaheadRows<uint16_t> <= kBatchRows<uint16_t> && kLookaheadRows<uint32_t> <= kBatchRows<uint32_t>,
+              "a lookahead batch fits the warp's stage");
+
 // Pass B: the words this warp's lanes take in its range, each stored once.
 template <typename Sym, unsigned K>
 __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
@@ -183,7 +190,7 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   if (warp != kWarps - 1) {
     uint64_t row = r.row_end;
     while (row < full_rows && __any_sync(kFull, w.pending() > 0)) {
-      const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, full_rows - row));
+      const unsigned count = static_cast<unsigned>(min(uint64_t{kLookaheadRows<Sym>}, full_rows - row));
       stage_rows(in, row, count, stage, lane);
       for (unsigned b = 0; b < count && __any_sync(kFull, w.pending() > 0); ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];

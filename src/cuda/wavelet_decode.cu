@@ -219,6 +219,9 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
     CUDA_CHECK(cudaEventRecord(wg::phase_events->events[i], stream));
     if (i == 0) wg::phase_events->host_start_ns = host_ns();
   };
+  auto mark = [&](unsigned i) {
+    if (wg::phase_events) wg::phase_events->host_mark_ns[i] = host_ns();
+  };
   phase(0);
   CUDA_CHECK(cudaMemsetAsync(status, 0xFF, 8 * wg::kStatusWords, stream));
   // Every Huffman group's chunk descriptors and codebook go up on the
@@ -252,6 +255,7 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const bool use_coded = !coded.planes.empty() && (coded.levels >= 2 || (direct && !staged));
   const std::vector<wg::BoxDesc>& scatter_boxes = use_coded ? coded.scatter_boxes : p.boxes;
   const uint64_t scatter_total = use_coded ? coded.scatter_total : p.w.frame.elements;
+  mark(0);
   // The host's share (table plans, upload words) on several threads where
   // the codebooks are large; the uploads and launches in group order.
   for_each_group(G, symbols, [&](std::size_t g) {
@@ -259,6 +263,7 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
       stages[g] = stage_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
                                      d_temp + L.frame_temp[g], L.frame_temp_bytes[g]);
   });
+  mark(1);
   // Every group's chunk descriptors and table build job, and the scatter's
   // group and box descriptors, go up as one copy (UploadArena).
   // (Filling the places on several threads gained nothing measurable for
@@ -278,13 +283,16 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const auto* d_boxes =
       static_cast<const BoxDesc*>(arena.add(scatter_boxes.data(), sizeof(BoxDesc) * scatter_boxes.size()));
   arena.flush(stream);
+  mark(2);
   builds.launch_placed(stream);
+  mark(3);
   // The Huffman groups in one launch per kernel shape (or, for comparison,
   // one a group), then the rle groups, round robin over the side streams.
   const bool batched = wg::batched_group_decode;
   const HuffmanDecodeBatch batch =
       batched ? stage_huffman_decode_batch(huffman_args, d_temp + L.batch, huffman_decode_batch_bytes(G), stream, writes)
               : HuffmanDecodeBatch{};
+  mark(4);
   std::vector<std::size_t> rle_groups, single_groups;  // single: one launch a group (not batched)
   for (std::size_t g = 0; g < G; ++g) {
     if (rle_path(p.frames[g].header)) rle_groups.push_back(g);

@@ -89,6 +89,11 @@ struct PhaseEvents {
   // Host clock (steady_clock, ns) when events[0] was recorded and when the
   // embedded frames' decodes were all enqueued: the host's share of phase 0.
   int64_t host_start_ns = 0, host_enqueued_ns = 0;
+  // Between them, the host clock after each of its steps: the coded levels
+  // planned, the decodes staged (table plans, chunk descriptors), the
+  // uploads enqueued, the tables' build launched, the batch staged.
+  static constexpr unsigned kHostMarks = 5;
+  int64_t host_mark_ns[kHostMarks] = {};
 };
 extern PhaseEvents* phase_events;
 
