@@ -11,6 +11,7 @@
 #include <random>
 
 #include "huffman/codebook.hpp"
+#include "vlec/error.hpp"
 #include "huffman/gpu_tables.hpp"
 #include "decode_table_books.hpp"
 #include "test_util.hpp"
@@ -195,6 +196,53 @@ TEST(GpuDecodeTables, PlanEqualsTheBuiltTables) {
   const huffman::GpuTablePlan empty = huffman::plan_gpu_decode_tables(Codebook{}, 1);
   EXPECT_EQ(empty.gpu_single_bits, 0u);
   EXPECT_FALSE(empty.use_pairs);
+}
+
+// The plan sizes the second level from the length counts alone (canonical
+// codes of one length precede all longer ones); here against the direct
+// count: for every index of the single table that starts longer codes,
+// 2^(longest - single_bits) entries. Random histograms over 2 to 65,536
+// symbols, every length limit from 12 to 24, both single-table widths.
+TEST(GpuDecodeTables, SecondLevelSizedFromTheLengthCounts) {
+  const uint64_t seed = test::base_seed() + 35;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  unsigned with_second_level = 0;
+  for (int round = 0; round < 300; ++round) {
+    const uint32_t n = 2 + static_cast<uint32_t>(rng() % (round % 3 == 0 ? 65535 : 2000));
+    huffman::Histogram h(n, 0);
+    const unsigned spread = 1 + static_cast<unsigned>(rng() % 40);
+    for (uint32_t s = 0; s < n; ++s)
+      h[s] = rng() % 4 == 0 ? 0 : 1 + (rng() % (uint64_t{1} << (rng() % spread)));
+    h[rng() % n] += 1;  // at least one symbol
+    const unsigned limit = rng() % 2 ? 0 : 12 + static_cast<unsigned>(rng() % 13);
+    Codebook book;
+    try {
+      book = huffman::build_codebook(h, limit);
+    } catch (const Error&) {
+      continue;  // a limit below log2 of the symbols present
+    }
+    for (unsigned width : {1u, 2u}) {
+      if (width == 1 && n > 256) continue;
+      const huffman::GpuTablePlan p = huffman::plan_gpu_decode_tables(book, width);
+      std::vector<uint8_t> longest(std::size_t{1} << p.single_bits, 0);
+      for (uint32_t s = 0; s < book.alphabet_size; ++s)
+        if (book.lengths[s] > p.single_bits) {
+          uint8_t& m = longest[book.codes[s] & ((1u << p.single_bits) - 1)];
+          m = std::max(m, book.lengths[s]);
+        }
+      std::size_t want = 0;
+      for (uint8_t m : longest)
+        if (m) want += std::size_t{1} << (m - p.single_bits);
+      SCOPED_TRACE("round " + std::to_string(round) + ": " + std::to_string(n) + " symbols, limit " +
+                   std::to_string(limit) + ", max length " + std::to_string(book.max_length) + ", width " +
+                   std::to_string(width));
+      EXPECT_EQ(p.sub_entries, want <= huffman::kMaxSubEntries ? want : 0);
+      EXPECT_EQ(p.second_level, want <= huffman::kMaxSubEntries);
+      with_second_level += want > 0;
+    }
+  }
+  EXPECT_GT(with_second_level, 50u) << "too few codebooks with codes above the single table";
 }
 
 }  // namespace
