@@ -250,6 +250,11 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
     timed_setting("side streams at the default priority", "at the greatest",
                   [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
+    // The host's group work (embedded headers checked, decodes staged) on
+    // the thread pool from 2^13 bytes or symbols, against the default bound.
+    const uint64_t group_work = wg::parallel_group_work;
+    timed_setting("the plan's group work threaded from 2^13", "from the default bound",
+                  [] { wg::parallel_group_work = uint64_t{1} << 13; }, [&] { wg::parallel_group_work = group_work; });
   }
 
   // The parts inside the pipeline: events recorded by the decoder between

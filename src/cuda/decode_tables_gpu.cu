@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch_cache.hpp"
 #include "cuda/host_staging.hpp"
 #include "huffman/chunk_codec.hpp"
 
@@ -263,9 +264,9 @@ void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
 
 void DecodeTableBuilds::launch_placed(cudaStream_t stream) {
   if (jobs_.empty()) return;
-  // Per launch, not once per process: the attribute belongs to the current device.
-  CUDA_CHECK(cudaFuncSetAttribute(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
+  // Once per device (the attribute belongs to the current device).
+  set_attribute_once(build_decode_tables_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                     static_cast<int>(kSharedBytes));
   for (std::size_t at = 0; at < jobs_.size(); at += kJobsPerLaunch) {
     JobList list{};
     const std::size_t n = std::min<std::size_t>(kJobsPerLaunch, jobs_.size() - at);

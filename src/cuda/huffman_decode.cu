@@ -296,7 +296,7 @@ void launch_kernel(const HuffmanDecodeArgs& args, cudaStream_t stream) {
   HuffmanDecodeArgs a = args;
   const std::size_t smem = set_sub_shared<Sym, K, kPairs, kLong>(a);
   if (kBlocksPerSm<kVariant> > 4)  // the shared-memory carveout that lets 5 blocks (5 x 41-43 KiB) share an SM
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    set_attribute_once(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
   const uint64_t needed = (a.chunk_count + kWarpsPerBlock - 1) / kWarpsPerBlock;
   uint64_t blocks = needed;
   if (a.resident_blocks)
@@ -389,7 +389,7 @@ template <typename Sym, unsigned K, bool kPairs, unsigned kLong>
 struct LaunchMany {
   static int run(const HuffmanDecodeBatch::Launch& l, cudaStream_t stream) {
     const auto kernel = huffman_decode_many_kernel<Sym, K, kPairs, kLong>;
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    set_attribute_once(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
     kernel<<<l.blocks, kWarpsPerBlock * 32, l.shared_bytes, stream>>>(l.args, l.block_start, l.frames);
     CUDA_CHECK(cudaGetLastError());
     return 0;

@@ -33,4 +33,18 @@ unsigned resident_blocks(const void* kernel, int threads, std::size_t smem) {
   return blocks;
 }
 
+void set_attribute_once(const void* kernel, cudaFuncAttribute attribute, int value) {
+  using Key = std::tuple<const void*, int, int>;
+  static std::mutex m;
+  static std::map<Key, int> set;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const Key key{kernel, static_cast<int>(attribute), device};
+  std::lock_guard<std::mutex> lock(m);  // held while setting: two threads never race on one key
+  const auto it = set.find(key);
+  if (it != set.end() && it->second == value) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, attribute, value));
+  set[key] = value;
+}
+
 }  // namespace vlec::cuda

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch_cache.hpp"
 #include "cuda/wavelet_encode_tiles.cuh"
 #include "wavelet/shift_rule.hpp"
 
@@ -395,8 +396,8 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   zero_used_bins_kernel<<<dim3(kHistBins / 1024, box_count), 1024, 0, stream>>>(boxes, tops, hist);
   CUDA_CHECK(cudaGetLastError());
   constexpr std::size_t kWideShared = std::size_t{4} * kWideWords;
-  CUDA_CHECK(cudaFuncSetAttribute(histogram_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kWideShared)));
+  set_attribute_once(histogram_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                     static_cast<int>(kWideShared));
   // One block of 1,024 threads an SM (128 KiB of shared memory each).
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
