@@ -40,7 +40,6 @@
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
-#include "cuda/huffman_encode.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
@@ -529,10 +528,6 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
     timed_compress("side streams at the default priority", "at the greatest",
                    [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
-    const uint64_t one_launch = cuda::encode_lanes_one_launch_chunks;
-    timed_compress("the Huffman encoder launched once per K", "one launch for every K",
-                   [] { cuda::encode_lanes_one_launch_chunks = 0; },
-                   [&] { cuda::encode_lanes_one_launch_chunks = one_launch; });
     timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
                    [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
     const int min_warps = wg::dwt_min_warps;

@@ -94,8 +94,7 @@ TEST(GpuEncoders, EveryStrategyMatchesCpuBytes) {
 
 // Codebooks with every maximum length (K = 4, 2, 1 and the thresholds
 // T = 32 at L = 8 and 16), built from the data so that the CPU frame uses the
-// same one: symbol i drawn with probability ~2^-(i+1), capped at L - 1. lanes
-// both ways: one kernel for every K, and a kernel per K.
+// same one: symbol i drawn with probability ~2^-(i+1), capped at L - 1.
 TEST(GpuEncoders, EveryMaxLength) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
   for (unsigned L : {1u, 2u, 7u, 8u, 9u, 15u, 16u, 17u, 20u, 24u}) {
@@ -121,14 +120,6 @@ TEST(GpuEncoders, EveryMaxLength) {
           expect_same(gpu_frame(data, t, chunk, book, s), cpu, what + " " + name(s));
           if (HasFatalFailure()) return;
         }
-        // lanes with one kernel per K, which by default only frames of more
-        // than encode_lanes_one_launch_chunks chunks take (these take the
-        // kernel of every K above).
-        const uint64_t one_launch = cuda::encode_lanes_one_launch_chunks;
-        cuda::encode_lanes_one_launch_chunks = 0;
-        expect_same(gpu_frame(data, t, chunk, book, cuda::EncodeStrategy::lanes), cpu, what + " lanes, a kernel per K");
-        cuda::encode_lanes_one_launch_chunks = one_launch;
-        if (HasFatalFailure()) return;
       }
     }
   }

@@ -288,18 +288,8 @@ __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v,
 template <unsigned K>
 constexpr int kLanesMinBlocks = K == 1 ? 4 : 5;
 
-// A block's shared state, declared once by each kernel: the any-K kernel
-// below runs three instantiations of the body, which must not each get
-// their own arrays.
-template <typename Sym>
-struct LanesShared {
-  ChunkShared sh[2];
-  unsigned long long sums[2][kSharedSumWords];
-  __align__(16) GroupWordT<Sym> stage[kWarps * kBatchRows<Sym> * kLanes];
-  uint64_t ticket;
-};
-
-// The block's work for a codebook whose K matches.
+// One kernel per K; the one whose K matches the codebook (known only on the
+// device) runs, the others return at once.
 //
 // Each block works on two chunks at a time, software-pipelined: pass A of the
 // next chunk (and the publication of its size) comes before the walk back
@@ -308,107 +298,62 @@ struct LanesShared {
 // stood at the barrier behind warp 0's spinning), and the block's warps meet
 // at three barriers a chunk.
 template <typename Sym, unsigned K>
-__device__ __forceinline__ void encode_lanes_block(const HuffmanEncodeArgs& a, LanesShared<Sym>& s) {
-  ChunkShared* sh = s.sh;
-  const uint32_t T = K * *a.max_length;
+__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+  __shared__ ChunkShared sh[2];
+  __shared__ unsigned long long s_sums[2][kSharedSumWords];
+  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
+  __shared__ uint64_t s_ticket;
+  const uint32_t L = *a.max_length;
+  if (huffman::symbols_per_step(L) != K) return;
+  const uint32_t T = K * L;
   const unsigned warp = uniform_warp_index(), lane = threadIdx.x % 32;
-  GroupWordT<Sym>* stage = s.stage + warp * kBatchRows<Sym> * kLanes;
+  GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
   fill_encode_tables(a.encode_entry, a.table_size);
   const EncodeTable table{a.encode_entry, a.table_size};
-  if (threadIdx.x == 0) s.ticket = atomicAdd(a.scan.ticket, 1u);
+  if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
   __syncthreads();  // (also orders the table stores)
-  uint64_t cur_chunk = s.ticket;
+  uint64_t cur_chunk = s_ticket;
   if (cur_chunk >= a.chunk_count) return;
   unsigned cur = 0;
   {
-    const ChunkView<Sym> v(a, cur_chunk, s.sums[cur], warp);
+    const ChunkView<Sym> v(a, cur_chunk, s_sums[cur], warp);
     pass_a<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, v.hash_blocks, v.block_sums, sh[cur], stage, warp, lane);
     __syncthreads();
     if (warp == 0) publish_chunk_size(a, v, sh[cur], T, lane);
-    if (threadIdx.x == 0) s.ticket = atomicAdd(a.scan.ticket, 1u);
+    if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
     __syncthreads();
   }
   for (;;) {
-    const uint64_t next_chunk = s.ticket;
+    const uint64_t next_chunk = s_ticket;
     const bool more = next_chunk < a.chunk_count;
     const unsigned nxt = cur ^ 1;
     if (more) {
-      const ChunkView<Sym> v(a, next_chunk, s.sums[nxt], warp);
+      const ChunkView<Sym> v(a, next_chunk, s_sums[nxt], warp);
       pass_a<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, v.hash_blocks, v.block_sums, sh[nxt], stage, warp,
                      lane);
     }
     __syncthreads();
-    const ChunkView<Sym> v(a, cur_chunk, s.sums[cur], warp);
+    const ChunkView<Sym> v(a, cur_chunk, s_sums[cur], warp);
     if (warp == 0) {
-      if (more) publish_chunk_size(a, ChunkView<Sym>(a, next_chunk, s.sums[nxt], warp), sh[nxt], T, lane);
+      if (more) publish_chunk_size(a, ChunkView<Sym>(a, next_chunk, s_sums[nxt], warp), sh[nxt], T, lane);
       const uint64_t offset = scan_walk_back(a.scan, cur_chunk, (sh[cur].stored_bytes + 3) / 4 * 4, lane);
       if (lane == 0) sh[cur].offset = offset;
     }
     __syncthreads();
-    // Everyone has read the ticket (before the barriers above).
-    if (threadIdx.x == 0 && more) s.ticket = atomicAdd(a.scan.ticket, 1u);
+    // Everyone has read s_ticket (before the barriers above).
+    if (threadIdx.x == 0 && more) s_ticket = atomicAdd(a.scan.ticket, 1u);
     write_chunk<Sym, K>(a, v, sh[cur], T, table, stage, warp, lane);
-    __syncthreads();  // sh[cur] and sums[cur] are free; the ticket is visible
+    __syncthreads();  // sh[cur] and s_sums[cur] are free; s_ticket is visible
     if (!more) return;
     cur = nxt;
     cur_chunk = next_chunk;
   }
 }
 
-// One kernel per K; the one whose K matches the codebook (known only on the
-// device) runs, the others return at once.
-template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
-  __shared__ LanesShared<Sym> s;
-  if (huffman::symbols_per_step(*a.max_length) != K) return;
-  encode_lanes_block<Sym, K>(a, s);
-}
-
-// The body as a function of its own, so that each K's registers are
-// allocated apart (inlined side by side in one kernel, the three spilled
-// 236-548 bytes a thread).
-template <typename Sym, unsigned K>
-__device__ __noinline__ void encode_lanes_block_call(const HuffmanEncodeArgs& a, LanesShared<Sym>& s) {
-  encode_lanes_block<Sym, K>(a, s);
-}
-
-// Every K in one kernel, at the K = 1 kernel's register budget (4 blocks an
-// SM): one launch where there were three, for frames of few chunks (the
-// wavelet writer's groups, ~16 frames a call, whose launches from the host
-// bounded their encode).
-template <typename Sym>
-__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<1>) encode_lanes_any_k_kernel(const HuffmanEncodeArgs a) {
-  __shared__ LanesShared<Sym> s;
-  switch (huffman::symbols_per_step(*a.max_length)) {
-    case 4: encode_lanes_block_call<Sym, 4>(a, s); break;
-    case 2: encode_lanes_block_call<Sym, 2>(a, s); break;
-    default: encode_lanes_block_call<Sym, 1>(a, s); break;
-  }
-}
-
 }  // namespace
 
-uint64_t encode_lanes_one_launch_chunks = 4096;
-
 void launch_encode_lanes(const HuffmanEncodeArgs& a, cudaStream_t stream) {
-  if (a.chunk_count > encode_lanes_one_launch_chunks) {
-    launch_for_each_k(a, stream,
-                      [](auto sym, auto k) { return encode_lanes_kernel<decltype(sym), decltype(k)::value>; });
-    return;
-  }
-  if (a.chunk_count == 0) return;
-  auto launch = [&](auto kernel) {
-    const uint64_t blocks =
-        std::min<uint64_t>(a.chunk_count, resident_blocks(reinterpret_cast<const void*>(kernel), kWarps * 32));
-    kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
-  };
-  switch (a.width) {
-    case 1: launch(encode_lanes_any_k_kernel<uint8_t>); break;
-    case 2: launch(encode_lanes_any_k_kernel<uint16_t>); break;
-    case 4: launch(encode_lanes_any_k_kernel<uint32_t>); break;
-    default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
-  }
-  CUDA_CHECK(cudaGetLastError());
+  launch_for_each_k(a, stream, [](auto sym, auto k) { return encode_lanes_kernel<decltype(sym), decltype(k)::value>; });
 }
 
 }  // namespace vlec::cuda

@@ -49,10 +49,4 @@ struct HuffmanEncodeArgs {
 // Enqueue the encode of every chunk with the given strategy.
 void launch_huffman_encode(const HuffmanEncodeArgs& args, EncodeStrategy strategy, cudaStream_t stream);
 
-// lanes: frames of at most this many chunks are encoded by one kernel that
-// takes every K (4 blocks an SM), larger ones by one kernel per K, of which
-// the codebook's runs (5 blocks an SM for K >= 2). 4,096 by default; tests
-// and benchmarks set it to compare the two. Not thread-safe to change.
-extern uint64_t encode_lanes_one_launch_chunks;
-
 }  // namespace vlec::cuda
