@@ -285,6 +285,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   reads.add(st, status, kStatusWords);
   reads.add(host_tops, tops, L.large);
   phase(wg::kStatsEnqueued, stream);
+  // Every group the writer may form and its boxes' slots depend on the
+  // shape alone: found while the GPU works, not after wait 1.
+  GroupShifts candidates(sb, im.planes);
+  candidates.resolve_slots([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); });
   reads.wait(stream);  // wait 1
   phase(wg::kStatsRead, stream);
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
@@ -292,11 +296,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                  " reported sample ", st[kStatusDwt + p], " out of range");
   h.samples_checksum = st[kStatusHash];
   // The shift rule of every group the writer may form, on the GPU.
-  GroupShifts candidates(sb, im.planes);
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
-  candidates.enqueue([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); }, host_tops,
-                 reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at), reinterpret_cast<uint32_t*>(t + L.parts_at),
-                 tops, hist, t + L.scratch, L.scratch_bytes, results, writes, stream);
+  candidates.enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
+                     reinterpret_cast<uint32_t*>(t + L.parts_at), tops, hist, t + L.scratch, L.scratch_bytes, results,
+                     writes, stream);
   std::vector<wg::ShiftResult> host_results;
   reads.add(host_results, results, candidates.candidates());
   phase(wg::kShiftsEnqueued, stream);

@@ -28,6 +28,7 @@
 #include <map>
 #include <vector>
 
+#include "common/safety.hpp"
 #include "wavelet/group_io.hpp"
 #include "wavelet/layout.hpp"
 
@@ -103,10 +104,23 @@ class GroupShifts {
   void enqueue(SlotOf&& slot_of, const std::vector<uint32_t>& tops, wavelet_gpu::ShiftCandidate* d_candidates,
                uint32_t* d_parts, const uint32_t* d_tops, const unsigned long long* d_hist, void* d_temp,
                std::size_t temp_bytes, wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
-    std::vector<std::vector<uint32_t>> slots(sets_.size());
+    resolve_slots(slot_of);
+    enqueue(tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
+  }
+  // The same in two halves: the boxes' slots, which depend on the shape
+  // alone (the writer resolves them while the GPU counts the tops, not
+  // while it waits for the host), then the descriptors and the kernels.
+  template <typename SlotOf>
+  void resolve_slots(SlotOf&& slot_of) {
+    slots_.assign(sets_.size(), {});
     for (std::size_t c = 0; c < sets_.size(); ++c)
-      for (const wavelet::Box& b : sets_[c].boxes) slots[c].push_back(slot_of(sets_[c].plane, b));
-    enqueue_slots(slots, tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
+      for (const wavelet::Box& b : sets_[c].boxes) slots_[c].push_back(slot_of(sets_[c].plane, b));
+  }
+  void enqueue(const std::vector<uint32_t>& tops, wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts,
+               const uint32_t* d_tops, const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
+               wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
+    VLEC_REQUIRE(slots_.size() == sets_.size(), "the wavelet shift candidates' slots were not resolved");
+    enqueue_slots(slots_, tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
   }
 
   // After the wait: the statistics plan_encode asks for (n, top and the
@@ -134,6 +148,7 @@ class GroupShifts {
                      wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream);
 
   std::vector<Set> sets_;
+  std::vector<std::vector<uint32_t>> slots_;  // each set's boxes' histogram slots (resolve_slots)
   std::map<BoxKey, std::size_t> index_;
   std::vector<wavelet_gpu::ShiftCandidate> host_;  // as enqueued (n, top)
   std::size_t parts_ = 0;
