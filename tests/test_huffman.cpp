@@ -210,15 +210,32 @@ TEST(Codebook, SerializationRoundTripsAndIsStrict) {
     ASSERT_EQ(parse_codebook(bytes.data(), bytes.size(), kMaxAlphabet, back), bytes.size());
     EXPECT_EQ(back.lengths, b.lengths);
     EXPECT_EQ(back.codes, b.codes);
+    // Without the codes (the GPU decoder's parse): the same lengths and
+    // maximum, no codes.
+    Codebook lengths_only;
+    ASSERT_EQ(parse_codebook(bytes.data(), bytes.size(), kMaxAlphabet, lengths_only, false), bytes.size());
+    EXPECT_EQ(lengths_only.lengths, b.lengths);
+    EXPECT_EQ(lengths_only.max_length, b.max_length);
+    EXPECT_EQ(lengths_only.alphabet_size, b.alphabet_size);
+    EXPECT_TRUE(lengths_only.codes.empty());
     // Truncation is always rejected.
     EXPECT_THROW(parse_codebook(bytes.data(), bytes.size() - 1 - rng() % 4, kMaxAlphabet, back), Error);
+    EXPECT_THROW(parse_codebook(bytes.data(), bytes.size() - 1 - rng() % 4, kMaxAlphabet, back, false), Error);
   }
-  // An incomplete code is rejected: three symbols of length 2.
+  // An incomplete code is rejected, with or without the codes: three
+  // symbols of length 2.
   Codebook bad;
   bad.alphabet_size = 3;
   bad.lengths = {2, 2, 2};
   bad.max_length = 2;
   EXPECT_THROW(assign_canonical_codes(bad), Error);
+  EXPECT_THROW(check_code_lengths(bad), Error);
+  Codebook one;  // a single symbol of length 1 is accepted both ways
+  one.alphabet_size = 1;
+  one.lengths = {1};
+  check_code_lengths(one);
+  EXPECT_EQ(one.max_length, 1u);
+  EXPECT_TRUE(one.codes.empty());
 }
 
 // The layout, computed by hand: lengths {1,2,3,3} give canonical codes

@@ -4,11 +4,17 @@
 // (a 1-bit code does not leave one thread filling 1,024 entries).
 //
 // The construction is huffman/decode.cpp's make_decode_table and
-// huffman/gpu_tables.cpp's make_gpu_decode_tables, step for step:
-//   1. length counts, and for every single-table index the longest code
-//      longer than the table that starts there (shared-memory atomics);
-//   2. the canonical First/Entry arrays (one thread: at most 24 lengths) and
-//      `sorted`, each symbol at offset[l] + (its canonical code - first[l]);
+// huffman/gpu_tables.cpp's make_gpu_decode_tables, step for step, from the
+// code lengths alone (one byte a symbol uploaded; the canonical codes are
+// the lengths' stable order, so they need not cross PCIe):
+//   1. `sorted`, the symbols by (length, symbol): a stable counting sort,
+//      each thread counting the lengths of 128 consecutive symbols at most,
+//      a scan of those counts over the threads per length (one warp a
+//      length), then each thread placing its symbols; the canonical
+//      First/Entry arrays from the totals. Position i of length l holds the
+//      code first[l] + i - offset[l], MSB first;
+//   2. for every single-table index the longest code longer than the table
+//      that starts there (shared-memory atomics over the long positions);
 //   3. the CPU single table in shared memory: index j (MSB first) holds the
 //      code of length l <= single_bits whose l bits are j's top bits (found
 //      among the lengths' canonical ranges), else kSingleLong when a longer
@@ -38,9 +44,11 @@ constexpr unsigned kMaxSingleBits = 13;                         // K = 1
 constexpr unsigned kScanItems = (1u << kMaxSingleBits) / kThreads;  // 16
 constexpr unsigned kJobsPerLaunch = 256;
 constexpr std::size_t kSharedBytes = 2 * (std::size_t{4} << kMaxSingleBits);  // single + longest/long_info
+static_assert((huffman::kMaxCodeLength + 1) * kThreads * 4 <= kSharedBytes, "the sort's counts fit the tables' memory");
+static_assert(huffman::kMaxAlphabet <= kThreads * 128, "a thread counts at most 128 symbols");
 
-// One codebook's build, as uploaded (followed by `alphabet` words of
-// code | length << 24 in the same upload).
+// One codebook's build, as uploaded (followed by `alphabet` bytes, the
+// symbols' code lengths, in the same upload).
 struct TableJob {
   uint32_t alphabet;
   uint32_t max_length, single_bits, gpu_single_bits, pair_bits, gpu_pair_bits, width, second_level;
@@ -80,35 +88,63 @@ __device__ void fill_pairs(const TableJob& j, const uint32_t* single, uint32_t m
   }
 }
 
+// The length of the code at position i of `sorted` (at least lo, at most
+// L): the canonical layout of step 1, where length l holds [offset[l],
+// offset[l + 1]).
+__device__ __forceinline__ uint32_t length_at(const uint32_t* offset, unsigned lo, unsigned L, uint32_t i) {
+  unsigned l = lo;
+  while (l < L && offset[l + 1] <= i) ++l;
+  return l;
+}
+
 __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const JobList list) {
   using Scan = cub::BlockScan<uint32_t, kThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
-  __shared__ uint32_t count[32], first[32], offset[32];
+  __shared__ uint32_t count[32], first[32], offset[32], coded;
   extern __shared__ uint32_t s_tables[];
   const TableJob j = *list.jobs[blockIdx.x];
-  const auto* entries = reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(list.jobs[blockIdx.x]) +
-                                                          kJobBytes);
+  const uint8_t* lengths = reinterpret_cast<const uint8_t*>(list.jobs[blockIdx.x]) + kJobBytes;
   const unsigned sb = j.single_bits, L = j.max_length;
   const uint32_t S = 1u << sb, mask = S - 1;
   uint32_t* single = s_tables;                            // the CPU single table
   uint32_t* longest = s_tables + (1u << kMaxSingleBits);  // then the second-level info
-  const unsigned t = threadIdx.x;
-
-  // 1. Length counts; the longest long code at each single index.
-  for (uint32_t i = t; i < S; i += kThreads) longest[i] = 0;
-  if (t < 32) count[t] = 0;
+  const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+  // 1. The stable counting sort by length. Thread t's symbols are
+  // [t * per, (t + 1) * per); place[l][t] counts, then positions, its
+  // symbols of length l (the tables' shared memory, free until step 2).
+  const uint32_t per = (j.alphabet + kThreads - 1) / kThreads;  // <= 128
+  uint32_t* place = s_tables;                                    // [L + 1][kThreads]
+  for (uint32_t i = t; i < (L + 1) * kThreads; i += kThreads) place[i] = 0;
   __syncthreads();
-  for (uint32_t s = t; s < j.alphabet; s += kThreads) {
-    const uint32_t e = entries[s];
-    const unsigned l = e >> 24;
-    if (l == 0) continue;
-    atomicAdd(&count[l], 1u);
-    if (l > sb) atomicMax(&longest[e & mask], l);
+  const uint32_t begin = min(t * per, j.alphabet), end = min(begin + per, j.alphabet);
+  for (uint32_t s = begin; s < end; ++s) ++place[lengths[s] * kThreads + t];
+  __syncthreads();
+  // Exclusive scan of place[l][0..kThreads) for every length, a warp a
+  // length: a lane sums 16 consecutive threads' counts, the warp scans the
+  // lane sums, the lane writes its threads' starts.
+  for (unsigned l = 1 + warp; l <= L; l += kThreads / 32) {
+    uint32_t* row = place + l * kThreads;
+    constexpr unsigned kPerLane = kThreads / 32;
+    uint32_t sum = 0;
+    for (unsigned k = 0; k < kPerLane; ++k) sum += row[lane * kPerLane + k];
+    uint32_t inclusive = sum;
+    for (unsigned d = 1; d < 32; d <<= 1) {
+      const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+      if (lane >= d) inclusive += v;
+    }
+    uint32_t at = inclusive - sum;
+    for (unsigned k = 0; k < kPerLane; ++k) {
+      const uint32_t c = row[lane * kPerLane + k];
+      row[lane * kPerLane + k] = at;
+      at += c;
+    }
+    if (lane == 31) count[l] = inclusive;
   }
   __syncthreads();
-  // 2. Canonical arrays (slots above L stay zero, as on the host) and `sorted`.
+  // The canonical arrays (slots above L stay zero, as on the host).
   if (t == 0) {
     uint32_t code = 0, index = 0;
+    count[0] = 0;
     first[0] = offset[0] = 0;
     for (unsigned l = 1; l < 32; ++l) {
       if (l <= L) {
@@ -117,9 +153,10 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
         offset[l] = index;
         index += count[l];
       } else {
-        first[l] = offset[l] = 0;
+        count[l] = first[l] = offset[l] = 0;
       }
     }
+    coded = index;
   }
   __syncthreads();
   if (t < kCanonSlots) {
@@ -127,15 +164,21 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
     j.canon[kCanonSlots + t] = count[t];
     j.canon[2 * kCanonSlots + t] = offset[t];
   }
-  for (uint32_t s = t; s < j.alphabet; s += kThreads) {
-    const uint32_t e = entries[s];
-    const unsigned l = e >> 24;
-    if (l == 0) continue;
-    const uint32_t code = __brev(e & 0xFFFFFF) >> (32 - l);  // the canonical code, MSB first
-    j.sorted[offset[l] + code - first[l]] = s;
+  for (uint32_t s = begin; s < end; ++s) {
+    const unsigned l = lengths[s];
+    if (l) j.sorted[offset[l] + place[l * kThreads + t]++] = s;
   }
-  __syncthreads();  // `sorted` (global memory) is read back by this block below
-
+  __syncthreads();  // `place` is done with (the tables' memory); `sorted` is read back below
+  // 2. The longest long code at each single index, from the long positions.
+  for (uint32_t i = t; i < S; i += kThreads) longest[i] = 0;
+  __syncthreads();
+  const uint32_t long_first = L > sb ? offset[sb + 1] : coded;  // the long codes' positions: [long_first, coded)
+  for (uint32_t i = long_first + t; i < coded; i += kThreads) {
+    const unsigned l = length_at(offset, sb + 1, L, i);
+    const uint32_t code = __brev(first[l] + i - offset[l]) >> (32 - l);  // LSB first
+    atomicMax(&longest[code & mask], l);
+  }
+  __syncthreads();
   // 3. The CPU single table, by index.
   const unsigned short_max = min(L, sb);
   for (uint32_t jj = t; jj < S; jj += kThreads) {
@@ -170,11 +213,10 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
   }
   __syncthreads();
   if (j.second_level)
-    for (uint32_t s = t; s < j.alphabet; s += kThreads) {
-      const uint32_t e = entries[s];
-      const unsigned l = e >> 24;
-      if (l <= sb) continue;
-      const uint32_t code = e & 0xFFFFFF;
+    for (uint32_t i = long_first + t; i < coded; i += kThreads) {
+      const unsigned l = length_at(offset, sb + 1, L, i);
+      const uint32_t code = __brev(first[l] + i - offset[l]) >> (32 - l);  // LSB first
+      const uint32_t s = __ldcg(j.sorted + i);
       const uint32_t info = longest[code & mask];
       const unsigned sub_bits = info & 31;
       const uint32_t rest = code >> sb;
@@ -196,7 +238,7 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
 
 }  // namespace
 
-std::size_t decode_table_upload_bytes(uint32_t alphabet) { return kJobBytes + std::size_t{4} * alphabet; }
+std::size_t decode_table_upload_bytes(uint32_t alphabet) { return kJobBytes + (std::size_t{alphabet} + 15) / 16 * 16; }
 
 StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigned width,
                                           const huffman::GpuTablePlan& plan, const DecodeTableRegions& to,
@@ -223,9 +265,7 @@ StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigne
   st.device = to.upload;
   st.bytes.resize(decode_table_upload_bytes(book.alphabet_size));
   std::memcpy(st.bytes.data(), &job, sizeof job);
-  auto* words = reinterpret_cast<uint32_t*>(st.bytes.data() + kJobBytes);
-  for (uint32_t s = 0; s < book.alphabet_size; ++s)
-    words[s] = book.codes[s] | uint32_t{book.lengths[s]} << 24;
+  std::memcpy(st.bytes.data() + kJobBytes, book.lengths.data(), book.alphabet_size);  // the codes follow from them
 
   d.single = to.single;
   d.sub = to.sub;

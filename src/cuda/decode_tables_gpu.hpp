@@ -6,7 +6,8 @@
 // alone is 8,192 entries of two lookups), uploading them 5 copies and ~40 KB
 // per codebook. A wavelet frame embeds one codebook per group (9-23 for a
 // photograph), so its GPU decode spent most of its time on the host. Now the
-// host uploads one word per symbol (code | length << 24) and a descriptor,
+// host uploads one byte per symbol (its code length: the canonical codes
+// follow from the lengths, and the block derives them) and a descriptor,
 // and decides only what the launch needs (huffman::plan_gpu_decode_tables:
 // K, pairs, long codes, sizes); the tables are equal, entry for entry, to
 // make_gpu_decode_tables' (tests/test_gpu_decode_tables.cpp).
@@ -39,12 +40,12 @@ struct DecodeTableRegions {
 // Device bytes the upload of a codebook of `alphabet` symbols takes.
 std::size_t decode_table_upload_bytes(uint32_t alphabet);
 
-// One codebook's build, staged on the host: its job and symbol words, for
+// One codebook's build, staged on the host: its job and code lengths, for
 // the device address they go to. Staging makes no CUDA call, so callers may
 // stage many codebooks on several threads.
 struct StagedTableBuild {
   void* device = nullptr;     // where the job and its symbols go
-  std::vector<uint8_t> bytes;  // the job, then alphabet words
+  std::vector<uint8_t> bytes;  // the job, then the alphabet's code lengths (a byte each, padded to 16)
 };
 
 // Collects codebooks, then builds all their tables with one launch.

@@ -19,7 +19,8 @@ format::ParsedFrame read_frame(const uint8_t* d_stream, std::size_t bytes, uint6
   const format::FrameHeader h = format::read_fixed_header(area.data(), area.size(), at);
   area.resize(std::min<uint64_t>(h.header_area_bytes(), bytes - at));
   CUDA_CHECK(cudaMemcpy(area.data(), d_stream + at, area.size(), cudaMemcpyDeviceToHost));
-  return format::parse_frame_header(area.data(), area.size(), bytes - at, at);
+  // A Huffman frame's codes are derived on the GPU from its lengths (decode_tables_gpu.cu).
+  return format::parse_frame_header(area.data(), area.size(), bytes - at, at, /*huffman_codes=*/false);
 }
 
 template <typename Visit>

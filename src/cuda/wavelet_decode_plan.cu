@@ -91,7 +91,8 @@ namespace {
 format::ParsedFrame check_embedded(const Plan& p, std::size_t g, const uint8_t* area, std::size_t available) {
   const wavelet::Group& gr = p.w.header.groups[g];
   const uint64_t where = p.w.stream_offset + p.w.frame.header_area_bytes() + gr.frame_offset;
-  format::ParsedFrame f = format::parse_frame_header(area, available, gr.frame_bytes, where);
+  // A Huffman group's codes are derived on the GPU from its lengths (decode_tables_gpu.cu).
+  format::ParsedFrame f = format::parse_frame_header(area, available, gr.frame_bytes, where, /*huffman_codes=*/false);
   SAFETY_CHECK(f.header.frame_bytes == gr.frame_bytes, ErrorCode::corrupt_stream, "wavelet group ", g,
                " has an embedded frame of ", f.header.frame_bytes, " bytes where its table says ", gr.frame_bytes);
   SAFETY_CHECK(f.header.width <= 2 && f.header.elements == gr.samples, ErrorCode::corrupt_stream, "wavelet group ",

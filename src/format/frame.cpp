@@ -159,7 +159,8 @@ void check_payload_padding(const ParsedFrame& f) {
                  " is not zero");
 }
 
-ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::size_t stream_available, uint64_t at) {
+ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::size_t stream_available, uint64_t at,
+                               bool huffman_codes) {
   ParsedFrame f;
   f.stream_offset = at;
   f.header = read_fixed_header(d, available, at);
@@ -175,7 +176,7 @@ ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::siz
   const std::size_t books_end = kFixedHeaderBytes + h.codebooks_bytes;
   for (unsigned b = 0; b < codebook_count(h.codec); ++b) {
     pos += huffman::parse_codebook(d + pos, books_end - pos, codebook_alphabet_limit(h.codec, h.width, b),
-                                   f.codebooks[b]);
+                                   f.codebooks[b], huffman_codes || h.codec != Codec::huffman);
   }
   SAFETY_CHECK(pos == books_end, ErrorCode::corrupt_stream, "codebook section of the frame at byte ", at,
                " has ", books_end - pos, " stray bytes");

@@ -96,8 +96,10 @@ ParsedFrame parse_frame(const uint8_t* data, std::size_t available, uint64_t str
 // (`available` bytes), the stream holds `stream_available` bytes from the
 // frame's start. The payload's padding is then for the caller to check (the
 // GPU decoder does). ParsedFrame::payload is not meaningful.
+// `huffman_codes` false: a Huffman frame's codebook has its lengths checked
+// but no codes assigned (the GPU decoder derives them on the device).
 ParsedFrame parse_frame_header(const uint8_t* data, std::size_t available, std::size_t stream_available,
-                               uint64_t stream_offset);
+                               uint64_t stream_offset, bool huffman_codes = true);
 
 // The rest of parse_frame's checks, on a frame parse_frame_header read from
 // the whole frame in memory (payload meaningful): every padding byte of the

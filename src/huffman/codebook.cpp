@@ -258,7 +258,15 @@ inline uint32_t reverse_code(uint32_t code, unsigned len) {
 }
 }  // namespace
 
-void assign_canonical_codes(Codebook& book) {
+namespace {
+void canonical_codes(Codebook& book, bool assign);
+}  // namespace
+
+void assign_canonical_codes(Codebook& book) { canonical_codes(book, true); }
+void check_code_lengths(Codebook& book) { canonical_codes(book, false); }
+
+namespace {
+void canonical_codes(Codebook& book, bool assign) {
   constexpr unsigned kParts = 4;
   constexpr unsigned kSlots = kMaxCodeLength + 2;
   const std::size_t n = book.lengths.size();
@@ -282,7 +290,7 @@ void assign_canonical_codes(Codebook& book) {
   for (unsigned q = 0; q < kParts; ++q)
     for (unsigned l = 1; l <= longest; ++l) total[l] += count[q][l], present += count[q][l];
   book.max_length = longest;
-  book.codes.assign(n, 0);
+  book.codes.assign(assign ? n : 0, 0);
   if (present == 0) return;
   uint64_t kraft = 0;
   for (unsigned l = 1; l <= longest; ++l) kraft += uint64_t{total[l]} << (longest - l);
@@ -290,6 +298,7 @@ void assign_canonical_codes(Codebook& book) {
   SAFETY_CHECK(single || kraft == (uint64_t{1} << longest), ErrorCode::corrupt_stream,
                "code lengths do not form a complete prefix code (Kraft sum ", kraft, "/",
                (uint64_t{1} << longest), ")");
+  if (!assign) return;
   std::array<std::array<uint32_t, kSlots>, kParts> next{};
   uint32_t code = 0;
   for (unsigned l = 1; l <= longest; ++l) {
@@ -305,6 +314,7 @@ void assign_canonical_codes(Codebook& book) {
       if (const unsigned l = lengths[s]) codes[s] = reverse_code(next[q][l]++, l);
     }
 }
+}  // namespace
 
 std::vector<uint8_t> serialize_codebook(const Codebook& book) {
   std::vector<uint8_t> out(8, 0);
@@ -331,7 +341,7 @@ std::vector<uint8_t> serialize_codebook(const Codebook& book) {
 }
 
 std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_alphabet,
-                           Codebook& book) {
+                           Codebook& book, bool codes) {
   SAFETY_CHECK(size >= 8, ErrorCode::truncated_stream, "codebook section truncated");
   book = Codebook{};
   const uint32_t n = load_le32(data);
@@ -410,7 +420,7 @@ std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_a
   for (std::size_t i = used; i < total; ++i)
     SAFETY_CHECK(data[i] == 0, ErrorCode::corrupt_stream, "codebook padding bytes not zero");
   book.alphabet_size = n;
-  assign_canonical_codes(book);
+  canonical_codes(book, codes);
   SAFETY_CHECK(book.max_length == max_length, ErrorCode::corrupt_stream, "codebook maximum length ",
                max_length, " does not match its longest code ", book.max_length);
   return total;

@@ -81,12 +81,19 @@ Codebook build_codebook(const Histogram& hist, unsigned length_limit = 0);
 // order of (length, symbol), as in DEFLATE. Throws corrupt_stream if the
 // lengths do not form a complete prefix code (one symbol of length 1 excepted).
 void assign_canonical_codes(Codebook& book);
+// The same checks and max_length, without the codes (`codes` left empty):
+// for a reader that derives the codes itself (the GPU table builder, from
+// the lengths' stable order), where assigning them costs the host ~2 ns a
+// symbol before its first decode.
+void check_code_lengths(Codebook& book);
 
 // Serialization. Bytes written is a multiple of 4.
 std::vector<uint8_t> serialize_codebook(const Codebook& book);
 // Parse a codebook at `data` (at most `size` bytes); returns its byte size.
+// `codes` false: the lengths are checked as ever, the codes not assigned
+// (check_code_lengths).
 // `max_alphabet` is the largest alphabet the element type allows.
 std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_alphabet,
-                           Codebook& book);
+                           Codebook& book, bool codes = true);
 
 }  // namespace vlec::huffman
