@@ -97,8 +97,6 @@ using wavelet::ValueStats;
 
 using namespace wavelet_layout;
 
-constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
-
 template <typename T>
 void copy_to_device(void* dst, const std::vector<T>& src, cudaStream_t stream) {
   // Pageable sources: cudaMemcpyAsync returns once the bytes are staged.
@@ -109,36 +107,6 @@ void check_image(const WaveletImage& im) {
   SAFETY_CHECK(im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis, ErrorCode::unavailable,
                "the GPU writes wavelet frames with axes below 2^30 samples, not ", im.width, " x ", im.height, " x ",
                im.depth);
-}
-
-// Per plane, the words of each level's subband tops (dwt::BandTops) when
-// every level splits x and y of a 2D image (and wavelet_gpu::tops_in_transform);
-// else none.
-std::vector<std::vector<dwt::BandTops>> transform_tops(const Subbands& sb, uint64_t depth, unsigned planes,
-                                                       const std::map<BoxKey, uint32_t>& slot_of, uint32_t* tops) {
-  const unsigned levels = sb.levels();
-  if (!wg::tops_in_transform || levels == 0 || depth != 1) return {};
-  // The transform's levels are the frame's (its level events and tops are indexed by them).
-  VLEC_REQUIRE(vlec::dwt::level_extents(sb.shape(), levels).size() == levels + 1,
-               "the wavelet writer's level count differs from the transform's");
-  for (unsigned k = 1; k <= levels; ++k)  // level k's input splits x and y
-    if (sb.detail(k, 1).nx == 0 || sb.detail(k, 2).ny == 0) return {};
-  std::vector<std::vector<dwt::BandTops>> out(planes, std::vector<dwt::BandTops>(levels));
-  for (unsigned p = 0; p < planes; ++p)
-    for (unsigned k = 1; k <= levels; ++k) {
-      dwt::BandTops& b = out[p][k - 1];
-      if (k == levels) b.band[0] = tops + slot_of.at(key_of(p, sb.low_band()));
-      for (unsigned kind = 1; kind <= 3; ++kind) b.band[kind] = tops + slot_of.at(key_of(p, sb.detail(k, kind)));
-    }
-  return out;
-}
-
-wg::EncodeBox encode_box(const Box& b, uint64_t plane_base) {
-  wg::EncodeBox e;
-  e.plane_base = plane_base;
-  e.x0 = b.x0, e.y0 = b.y0, e.z0 = b.z0, e.nx = b.nx, e.ny = b.ny;
-  e.n = b.samples();
-  return e;
 }
 
 }  // namespace
@@ -550,32 +518,3 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
 }
 
 }  // namespace vlec::device
-
-namespace vlec::cuda {
-
-bool can_encode_wavelet(const WaveletImage& im) {
-  return im.width < kMaxAxis && im.height < kMaxAxis && im.depth < kMaxAxis;
-}
-
-std::vector<uint8_t> compress_wavelet(const void* samples, const WaveletImage& im, const WaveletOptions& o) {
-  wavelet::writer_header(im, o);  // the argument checks, before any allocation
-  VLEC_REQUIRE(samples != nullptr, "null sample buffer");
-  const uint64_t bytes = im.samples() * dtype_bytes(im.dtype);
-  // Buffers from the pool (host_staging.hpp): a sequence of images pays for
-  // device allocation and pinning once; copies move pinned memory.
-  const std::size_t capacity = device::wavelet_compress_capacity(im, o.container_prefix.size());
-  const std::size_t temp_bytes = device::wavelet_compress_temp_bytes(im, o);
-  const unsigned threads = o.threads;
-  SlotBuffer<uint8_t> d_samples(std::max<uint64_t>(bytes, 16)), d_frame(capacity), d_temp(temp_bytes);
-  PinnedBuffer<uint8_t> staged(std::max<uint64_t>(bytes, 16));
-  parallel_copy(staged.get(), static_cast<const uint8_t*>(samples), bytes, threads);
-  CUDA_CHECK(cudaMemcpyAsync(d_samples.get(), staged.get(), bytes, cudaMemcpyHostToDevice, nullptr));
-  const std::size_t n =
-      device::wavelet_compress(d_samples.get(), im, d_frame.get(), capacity, d_temp.get(), temp_bytes, nullptr, o);
-  PinnedBuffer<uint8_t> staged_frame(n);
-  CUDA_CHECK(cudaMemcpyAsync(staged_frame.get(), d_frame.get(), n, cudaMemcpyDeviceToHost, nullptr));
-  CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  return std::vector<uint8_t>(staged_frame.get(), staged_frame.get() + n);
-}
-
-}  // namespace vlec::cuda

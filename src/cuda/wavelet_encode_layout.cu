@@ -11,6 +11,7 @@
 #include <map>
 
 #include "cuda/cuda_check.hpp"
+#include "dwt/dwt53.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
@@ -133,6 +134,33 @@ std::size_t batched_copy_temp_bytes(std::size_t copies) {
                                         static_cast<void* const*>(nullptr), static_cast<const uint64_t*>(nullptr),
                                         static_cast<int64_t>(copies)));
   return bytes;
+}
+
+std::vector<std::vector<dwt::BandTops>> transform_tops(const wavelet::Subbands& sb, uint64_t depth, unsigned planes,
+                                                       const std::map<BoxKey, uint32_t>& slot_of, uint32_t* tops) {
+  const unsigned levels = sb.levels();
+  if (!wavelet_gpu::tops_in_transform || levels == 0 || depth != 1) return {};
+  // The transform's levels are the frame's (its level events and tops are indexed by them).
+  VLEC_REQUIRE(vlec::dwt::level_extents(sb.shape(), levels).size() == levels + 1,
+               "the wavelet writer's level count differs from the transform's");
+  for (unsigned k = 1; k <= levels; ++k)  // level k's input splits x and y
+    if (sb.detail(k, 1).nx == 0 || sb.detail(k, 2).ny == 0) return {};
+  std::vector<std::vector<dwt::BandTops>> out(planes, std::vector<dwt::BandTops>(levels));
+  for (unsigned p = 0; p < planes; ++p)
+    for (unsigned k = 1; k <= levels; ++k) {
+      dwt::BandTops& b = out[p][k - 1];
+      if (k == levels) b.band[0] = tops + slot_of.at(key_of(p, sb.low_band()));
+      for (unsigned kind = 1; kind <= 3; ++kind) b.band[kind] = tops + slot_of.at(key_of(p, sb.detail(k, kind)));
+    }
+  return out;
+}
+
+wavelet_gpu::EncodeBox encode_box(const wavelet::Box& b, uint64_t plane_base) {
+  wavelet_gpu::EncodeBox e;
+  e.plane_base = plane_base;
+  e.x0 = b.x0, e.y0 = b.y0, e.z0 = b.z0, e.nx = b.nx, e.ny = b.ny;
+  e.n = b.samples();
+  return e;
 }
 
 }  // namespace vlec::cuda::wavelet_layout

@@ -9,8 +9,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 
+#include "cuda/dwt53_gpu.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "vlec/device.hpp"
 #include "vlec/device_dwt.hpp"
@@ -22,6 +24,7 @@
 namespace vlec::cuda::wavelet_layout {
 
 constexpr std::size_t kAlign = 256;
+constexpr std::size_t kMaxAxis = std::size_t{1} << 30;  // the device transform's limit
 constexpr unsigned kStatusHash = 0, kStatusDwt = 1, kStatusWords = 8;
 
 inline uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -47,6 +50,15 @@ struct StatBox {
 
 using BoxKey = std::array<uint64_t, 7>;
 inline BoxKey key_of(unsigned plane, const wavelet::Box& b) { return {plane, b.x0, b.y0, b.z0, b.nx, b.ny, b.nz}; }
+
+// Per plane, the words of each level's subband tops (dwt::BandTops) when
+// every level splits x and y of a 2D image (and wavelet_gpu::tops_in_transform);
+// else none. `slot_of` gives a box's slot, `tops` the device array of tops.
+std::vector<std::vector<dwt::BandTops>> transform_tops(const wavelet::Subbands& sb, uint64_t depth, unsigned planes,
+                                                       const std::map<BoxKey, uint32_t>& slot_of, uint32_t* tops);
+
+// A box's descriptor for the encoder's tile kernels, in the plane starting at `plane_base`.
+wavelet_gpu::EncodeBox encode_box(const wavelet::Box& b, uint64_t plane_base);
 
 // The data-independent sizes of one image's encode.
 struct Layout {
