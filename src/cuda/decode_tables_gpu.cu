@@ -173,10 +173,11 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
   for (uint32_t i = t; i < S; i += kThreads) longest[i] = 0;
   __syncthreads();
   const uint32_t long_first = L > sb ? offset[sb + 1] : coded;  // the long codes' positions: [long_first, coded)
+  // The code (LSB first) at long position i, of length l.
+  auto long_code = [&](uint32_t i, unsigned l) { return __brev(first[l] + i - offset[l]) >> (32 - l); };
   for (uint32_t i = long_first + t; i < coded; i += kThreads) {
     const unsigned l = length_at(offset, sb + 1, L, i);
-    const uint32_t code = __brev(first[l] + i - offset[l]) >> (32 - l);  // LSB first
-    atomicMax(&longest[code & mask], l);
+    atomicMax(&longest[long_code(i, l) & mask], l);
   }
   __syncthreads();
   // 3. The CPU single table, by index.
@@ -215,7 +216,7 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
   if (j.second_level)
     for (uint32_t i = long_first + t; i < coded; i += kThreads) {
       const unsigned l = length_at(offset, sb + 1, L, i);
-      const uint32_t code = __brev(first[l] + i - offset[l]) >> (32 - l);  // LSB first
+      const uint32_t code = long_code(i, l);
       const uint32_t s = __ldcg(j.sorted + i);
       const uint32_t info = longest[code & mask];
       const unsigned sub_bits = info & 31;

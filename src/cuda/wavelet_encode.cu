@@ -436,15 +436,18 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     }
     return others;
   };
+  auto enqueue_frames = [&] {
+    fork_side_streams(events, stream, used);
+    on_side_streams(encode_group);
+    join_side_streams(events, stream, used);
+    phase(wg::kFramesEnqueued, stream);
+  };
   std::vector<uint64_t> host_sizes;
   phase(wg::kSymbolsEnqueued, stream);
   if (wg::speculative_huffman_frames) {
     phase(wg::kSymbolsRead, stream);
     phase(wg::kCodecsChosen, stream);
-    fork_side_streams(events, stream, used);
-    on_side_streams(encode_group);
-    join_side_streams(events, stream, used);
-    phase(wg::kFramesEnqueued, stream);
+    enqueue_frames();
     HostReads r;
     r.add(host_runs, runs, G);
     r.add(host_sizes, sizes, 2 * G);
@@ -453,19 +456,14 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     const std::vector<std::size_t> again = choose_codecs();
     if (!again.empty()) {  // run-heavy groups (sparse volumes): coded again in their own codec, in place
       for (std::size_t g : again) encode_group(g, stream);
-      std::vector<uint64_t> redone;
-      read_now(redone, sizes, 2 * G, stream);
-      for (std::size_t g : again) host_sizes[2 * g] = redone[2 * g], host_sizes[2 * g + 1] = redone[2 * g + 1];
+      read_now(host_sizes, sizes, 2 * G, stream);  // the other groups' entries are as read above
     }
   } else {
     read_now(host_runs, runs, G, stream);  // wait 3
     phase(wg::kSymbolsRead, stream);
     choose_codecs();
     phase(wg::kCodecsChosen, stream);
-    fork_side_streams(events, stream, used);
-    on_side_streams(encode_group);
-    join_side_streams(events, stream, used);
-    phase(wg::kFramesEnqueued, stream);
+    enqueue_frames();
     read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
     phase(wg::kFramesRead, stream);
   }
