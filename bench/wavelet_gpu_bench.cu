@@ -40,6 +40,7 @@
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
+#include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
@@ -248,6 +249,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const int min_warps = wg::dwt_min_warps;
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+    timed_setting("the end's status reads a copy a group", "one batch",
+                  [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
     timed_setting("side streams at the default priority", "at the greatest",
                   [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
     // The host's group work (embedded headers checked, decodes staged) on
@@ -269,8 +272,15 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::vector<float> enqueue;
     constexpr unsigned kMarks = cuda::wavelet_gpu::PhaseEvents::kHostMarks;
     std::vector<std::vector<float>> marks(kMarks + 1);  // host time between the enqueue's steps
+    // The whole call on the host clock: plan, enqueue, the end's wait, the checks, the call.
+    std::vector<std::vector<float>> whole(5);
     for (int r = 0; r < repeat; ++r) {
       device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
+      const int64_t steps[] = {ev.host_call_ns, ev.host_planned_ns, ev.host_enqueued_ns, ev.host_synced_ns,
+                               ev.host_done_ns};
+      for (unsigned i = 0; i + 1 < std::size(steps); ++i)
+        whole[i].push_back(static_cast<float>(steps[i + 1] - steps[i]) / 1e6f);
+      whole[4].push_back(static_cast<float>(ev.host_done_ns - ev.host_call_ns) / 1e6f);
       enqueue.push_back(static_cast<float>(ev.host_enqueued_ns - ev.host_start_ns) / 1e6f);
       int64_t at = ev.host_start_ns;
       for (unsigned i = 0; i <= kMarks; ++i) {
@@ -301,6 +311,13 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     for (unsigned i = 0; i <= kMarks; ++i) {
       std::sort(marks[i].begin(), marks[i].end());
       std::printf("%s %s %.3f ms", i ? ";" : "", kMarkNames[i], marks[i][marks[i].size() / 2]);
+    }
+    std::printf("\n");
+    static const char* const kWholeNames[] = {"plan", "to the last launch", "the end's wait", "checks", "the call"};
+    std::printf("    the whole call on the host (medians):");
+    for (unsigned i = 0; i < whole.size(); ++i) {
+      std::sort(whole[i].begin(), whole[i].end());
+      std::printf("%s %s %.3f ms", i ? ";" : "", kWholeNames[i], whole[i][whole[i].size() / 2]);
     }
     std::printf("\n");
     for (auto& e : ev.events) CUDA_CHECK(cudaEventDestroy(e));
@@ -526,6 +543,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+    timed_compress("the host's reads a copy a piece", "one batch a wait",
+                   [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
     timed_compress("side streams at the default priority", "at the greatest",
                    [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
     timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -239,9 +240,14 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
   std::mt19937_64 rng(seed);
   const uint64_t S = cuda::kChecksumSegmentBytes;
   for (uint64_t len : {uint64_t{1}, uint64_t{16}, uint64_t{240}, uint64_t{241}, uint64_t{1024}, uint64_t{1025},
-                       uint64_t{2049}, uint64_t{4096 + 63}, uint64_t{5 * 1024 + 1}, uint64_t{8 * 1024 + 241}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777}) {
+                       uint64_t{2049}, uint64_t{4096 + 63}, uint64_t{5 * 1024 + 1}, uint64_t{8 * 1024 + 241}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777,
+                       // over 8,192 segments: the segment hashes' own hash folds more than one tile of 64 blocks
+                       uint64_t{8300} * S + 99}) {
     Bytes data(len);
-    for (auto& b : data) b = static_cast<uint8_t>(rng());
+    for (uint64_t at = 0; at < len; at += 8) {
+      const uint64_t r = rng();
+      std::memcpy(data.data() + at, &r, std::min<uint64_t>(8, len - at));
+    }
     std::vector<uint64_t> seg;
     for (uint64_t at = 0; at < len; at += S) seg.push_back(checksum64(data.data() + at, std::min(S, len - at)));
     const uint64_t want_seg = checksum64(seg.data(), 8 * seg.size());

@@ -39,36 +39,14 @@ constexpr std::size_t kFirstRead = 4096;
 
 // Device-to-host copies of pieces of the frame into `dst` (piece i: bytes
 // [src_at[i], src_at[i] + sizes[i]) of d_frame to dst + dst_at[i]), on the
-// stream, as one cudaMemcpyBatchAsync: each cudaMemcpyAsync cost the host
-// ~1.6 us (16 48-byte reads and one wait: 32 us against 7 us for one, on
-// the H100 machine; -session16-decode-plan-probe.log). On the legacy
-// default stream, or where the runtime refuses the batch, one copy a piece.
+// stream, as one cudaMemcpyBatchAsync where `batched` (copy_pieces).
 void read_pieces(uint8_t* dst, const uint8_t* d_frame, const std::vector<uint64_t>& dst_at,
                  const std::vector<uint64_t>& src_at, const std::vector<std::size_t>& sizes, cudaStream_t stream,
                  bool batched) {
-  std::vector<void*> dsts;
-  std::vector<const void*> srcs;
-  std::vector<std::size_t> bytes;
-  for (std::size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i]) {
-      dsts.push_back(dst + dst_at[i]);
-      srcs.push_back(d_frame + src_at[i]);
-      bytes.push_back(sizes[i]);
-    }
-  if (bytes.empty()) return;
-  cudaMemcpyAttributes attr{};
-  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;  // after the work before it on the stream
-  std::size_t attr_index = 0;
-  // (The batch takes no legacy default stream.)
-  const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
-  if (batched && !legacy) {
-    if (cudaMemcpyBatchAsync(dsts.data(), srcs.data(), bytes.data(), bytes.size(), &attr, &attr_index, 1, stream) ==
-        cudaSuccess)
-      return;
-    (void)cudaGetLastError();  // refused: the error is not sticky
-  }
-  for (std::size_t i = 0; i < bytes.size(); ++i)
-    CUDA_CHECK(cudaMemcpyAsync(dsts[i], srcs[i], bytes[i], cudaMemcpyDeviceToHost, stream));
+  std::vector<void*> dsts(sizes.size());
+  std::vector<const void*> srcs(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) dsts[i] = dst + dst_at[i], srcs[i] = d_frame + src_at[i];
+  copy_pieces(dsts, srcs, sizes, stream, batched);
 }
 
 }  // namespace

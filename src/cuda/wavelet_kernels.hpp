@@ -94,6 +94,9 @@ struct PhaseEvents {
   // uploads enqueued, the tables' build launched, the batch staged.
   static constexpr unsigned kHostMarks = 5;
   int64_t host_mark_ns[kHostMarks] = {};
+  // The whole call (device::wavelet_decompress) on the host clock: entry,
+  // plan made, the end's wait returned, results checked.
+  int64_t host_call_ns = 0, host_planned_ns = 0, host_synced_ns = 0, host_done_ns = 0;
 };
 extern PhaseEvents* phase_events;
 
