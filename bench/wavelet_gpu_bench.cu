@@ -218,7 +218,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const float scattered_ms = timed_decode(same);
     cuda::wavelet_gpu::coded_detail_bands = true;
     std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
-                "by default level 1's, read from the symbols by the inverse above: %.3f ms), output %s\n",
+                "by default levels 1-3's, read from the symbols by the inverse above: %.3f ms), output %s\n",
                 scattered_ms, dec_ms, verdict(same));
     // The decoder under another setting against the defaults, runs of the
     // two alternated (bench::paired_median_ms): medians.
@@ -247,6 +247,17 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_min_warps 0),
     // where by default the coarse levels take fewer pairs a warp.
     const int min_warps = wg::dwt_min_warps;
+    // The details of the finest 2 or 3 levels read from the symbols by the
+    // inverse (wavelet_gpu::coded_detail_levels), against the default.
+    const unsigned coded_levels = wg::coded_detail_levels;
+    for (const unsigned c : {1u, 2u, 3u, 32u})
+      if (c != coded_levels)
+        timed_setting(c == 1    ? "level 1's details alone from the symbols"
+                      : c == 2  ? "levels 1-2's details from the symbols"
+                      : c == 3  ? "levels 1-3's details from the symbols"
+                                : "every 2D level's details from the symbols",
+                      "the default coded levels", [c] { wg::coded_detail_levels = c; },
+                      [coded_levels] { wg::coded_detail_levels = coded_levels; });
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
     timed_setting("the end's status reads a copy a group", "one batch",

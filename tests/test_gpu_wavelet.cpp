@@ -6,8 +6,9 @@
 // container prefixes of odd and aligned lengths, photograph-like data, noise
 // that forces shifted low bits, and sparse volumes that embed rle frames,
 // must decode on the GPU to the original samples, byte for byte, through the
-// device API (with level 1's details read from the symbols by the inverse,
-// and with every coefficient scattered first) and through vlec::decompress
+// device API (with the details of levels 1-3, or of level 1 alone, read
+// from the symbols by the inverse, and with every coefficient scattered
+// first) and through vlec::decompress
 // with the CUDA backend. The samples
 // checksum kernels (both definitions of FORMAT §10.2) are checked against
 // the host XXH3 at lengths around every boundary. Corrupt and truncated
@@ -146,6 +147,15 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
   cuda::wavelet_gpu::coded_detail_bands = true;
   ASSERT_FALSE(scattered.threw) << scattered.what;
   EXPECT_TRUE(scattered.out == want) << "every coefficient scattered";
+  // And with only level 1's details read from the symbols (the coarser
+  // levels scattered; the default reads levels 1-3:
+  // wavelet_gpu::coded_detail_levels).
+  const unsigned coded_levels = cuda::wavelet_gpu::coded_detail_levels;
+  cuda::wavelet_gpu::coded_detail_levels = 1;
+  const GpuResult level1 = gpu_decode(stream.data(), stream.size());
+  cuda::wavelet_gpu::coded_detail_levels = coded_levels;
+  ASSERT_FALSE(level1.threw) << level1.what;
+  EXPECT_TRUE(level1.out == want) << "level 1's details alone from the symbols";
   DecompressOptions d;
   d.backend = Backend::cuda;
   EXPECT_TRUE(decompress(stream.data(), stream.size(), d) == want);

@@ -15,7 +15,7 @@ bool batched_area_reads = true;
 bool speculative_header_reads = true;
 int dwt_min_warps = dwt::Tuning{}.min_warps;
 bool coded_detail_bands = true;
-unsigned coded_detail_levels = 1;
+unsigned coded_detail_levels = 3;
 
 namespace {
 

@@ -113,10 +113,12 @@ extern uint64_t parallel_group_work;
 // default; the benchmark times both). Not thread-safe.
 extern bool coded_detail_bands;
 // How many 2D levels, from level 1, the inverse reads that way (the coarser
-// ones go through the scatter). 1 by default: level 1 holds 3/4 of the
-// coefficients, and each coarser level read from the symbols took the
-// inverse longer than it saved the scatter (H100, u16 8192^2, level by
-// level in wavelet_gpu_bench). Not thread-safe.
+// ones go through the scatter). 3 by default: levels 2 and 3 read from the
+// symbols take the inverse longer (level 2 0.055 -> 0.078 ms at u16
+// 8192^2), but the scatter, left with the low band and levels 4 and up,
+// shrinks by more: the whole decode 4-5 % faster on the smooth image and
+// the MR slice, a tie on hdr_room16, alternated (H100, session 19). Not
+// thread-safe.
 extern unsigned coded_detail_levels;
 
 // Whether the decoder decodes the groups' Huffman frames with one launch per
