@@ -258,6 +258,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                                 : "every 2D level's details from the symbols",
                       "the default coded levels", [c] { wg::coded_detail_levels = c; },
                       [coded_levels] { wg::coded_detail_levels = coded_levels; });
+    const uint64_t min_samples = wg::coded_level_min_samples;
+    timed_setting("levels 1-3's details from the symbols at any band size", "the default coded levels",
+                  [] { wg::coded_level_min_samples = 0; }, [min_samples] { wg::coded_level_min_samples = min_samples; });
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
     timed_setting("the end's status reads a copy a group", "one batch",

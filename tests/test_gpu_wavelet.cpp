@@ -6,9 +6,9 @@
 // container prefixes of odd and aligned lengths, photograph-like data, noise
 // that forces shifted low bits, and sparse volumes that embed rle frames,
 // must decode on the GPU to the original samples, byte for byte, through the
-// device API (with the details of levels 1-3, or of level 1 alone, read
-// from the symbols by the inverse, and with every coefficient scattered
-// first) and through vlec::decompress
+// device API (with the details of levels 1-3 where their bands are large,
+// of level 1 alone, or of every 2D level read from the symbols by the
+// inverse, and with every coefficient scattered first) and through vlec::decompress
 // with the CUDA backend. The samples
 // checksum kernels (both definitions of FORMAT §10.2) are checked against
 // the host XXH3 at lengths around every boundary. Corrupt and truncated
@@ -147,15 +147,21 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
   cuda::wavelet_gpu::coded_detail_bands = true;
   ASSERT_FALSE(scattered.threw) << scattered.what;
   EXPECT_TRUE(scattered.out == want) << "every coefficient scattered";
-  // And with only level 1's details read from the symbols (the coarser
-  // levels scattered; the default reads levels 1-3:
-  // wavelet_gpu::coded_detail_levels).
+  // And with only level 1's details read from the symbols, and with every
+  // 2D level's whatever its size (the default reads levels 1-3 where their
+  // bands are large: wavelet_gpu::coded_detail_levels, coded_level_min_samples).
   const unsigned coded_levels = cuda::wavelet_gpu::coded_detail_levels;
-  cuda::wavelet_gpu::coded_detail_levels = 1;
-  const GpuResult level1 = gpu_decode(stream.data(), stream.size());
-  cuda::wavelet_gpu::coded_detail_levels = coded_levels;
-  ASSERT_FALSE(level1.threw) << level1.what;
-  EXPECT_TRUE(level1.out == want) << "level 1's details alone from the symbols";
+  const uint64_t min_samples = cuda::wavelet_gpu::coded_level_min_samples;
+  for (const unsigned levels : {1u, 32u}) {
+    cuda::wavelet_gpu::coded_detail_levels = levels;
+    cuda::wavelet_gpu::coded_level_min_samples = 0;
+    const GpuResult r = gpu_decode(stream.data(), stream.size());
+    cuda::wavelet_gpu::coded_detail_levels = coded_levels;
+    cuda::wavelet_gpu::coded_level_min_samples = min_samples;
+    ASSERT_FALSE(r.threw) << r.what;
+    EXPECT_TRUE(r.out == want) << (levels == 1 ? "level 1's details alone" : "every 2D level's details")
+                               << " from the symbols";
+  }
   DecompressOptions d;
   d.backend = Backend::cuda;
   EXPECT_TRUE(decompress(stream.data(), stream.size(), d) == want);

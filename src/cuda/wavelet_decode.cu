@@ -157,7 +157,11 @@ CodedLevels code_levels(const cuda::wavelet_decode::Plan& p, unsigned long long*
   const wavelet::Subbands sb(p.shape, h.levels);
   const unsigned L = wavelet::effective_levels(p.shape, h.levels);
   unsigned xy = 0;  // levels 1..xy split x and y (a prefix: an axis that stops splitting stays at 1)
-  while (xy < L && xy < wg::coded_detail_levels && sb.detail(xy + 1, 1).nx > 0 && sb.detail(xy + 1, 2).ny > 0) ++xy;
+  // (Level 1 always; a coarser level only while its bands hold at least
+  // coded_level_min_samples values each: see wavelet_kernels.hpp.)
+  while (xy < L && xy < wg::coded_detail_levels && sb.detail(xy + 1, 1).nx > 0 && sb.detail(xy + 1, 2).ny > 0 &&
+         (xy == 0 || sb.detail(xy + 1, 1).samples() >= wg::coded_level_min_samples))
+    ++xy;
   if (xy == 0) return c;
   c.levels = L;
   c.planes.resize(std::size_t{h.image.planes} * L);

@@ -113,13 +113,16 @@ extern uint64_t parallel_group_work;
 // default; the benchmark times both). Not thread-safe.
 extern bool coded_detail_bands;
 // How many 2D levels, from level 1, the inverse reads that way (the coarser
-// ones go through the scatter). 3 by default: levels 2 and 3 read from the
-// symbols take the inverse longer (level 2 0.055 -> 0.078 ms at u16
-// 8192^2), but the scatter, left with the low band and levels 4 and up,
-// shrinks by more: the whole decode 4-5 % faster on the smooth image and
-// the MR slice, a tie on hdr_room16, alternated (H100, session 19). Not
-// thread-safe.
+// ones go through the scatter), and how many values a band of a level
+// above 1 must hold for it to be read that way. 3 and 2^20 by default:
+// levels 2 and 3 read from the symbols take the inverse longer (level 2
+// 0.055 -> 0.078 ms at u16 8192^2), but the scatter, left with the low
+// band and levels 4 and up, shrinks by more there: the whole decode 4-5 %
+// faster at 8192^2 (bands of 2048^2 and 1024^2), alternated; at 2048^2
+// and 512^2 (bands of 512^2 and less) levels 1-3 were 2-6 % slower than
+// level 1 alone (H100, session 19). Not thread-safe.
 extern unsigned coded_detail_levels;
+extern uint64_t coded_level_min_samples;
 
 // Whether the decoder decodes the groups' Huffman frames with one launch per
 // kernel shape (huffman_decode.hpp, the default) or one launch a group on
