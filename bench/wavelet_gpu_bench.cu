@@ -247,8 +247,10 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_min_warps 0),
     // where by default the coarse levels take fewer pairs a warp.
     const int min_warps = wg::dwt_min_warps;
-    // The details of the finest 2 or 3 levels read from the symbols by the
-    // inverse (wavelet_gpu::coded_detail_levels), against the default.
+    // The details of the finest 1, 2, 3 or every 2D level read from the
+    // symbols by the inverse (wavelet_gpu::coded_detail_levels), and levels
+    // 1-3 whatever their bands' size (coded_level_min_samples), against the
+    // default.
     const unsigned coded_levels = wg::coded_detail_levels;
     for (const unsigned c : {1u, 2u, 3u, 32u})
       if (c != coded_levels)

@@ -257,7 +257,7 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
   const uint64_t S = cuda::kChecksumSegmentBytes;
   for (uint64_t len : {uint64_t{1}, uint64_t{16}, uint64_t{240}, uint64_t{241}, uint64_t{1024}, uint64_t{1025},
                        uint64_t{2049}, uint64_t{4096 + 63}, uint64_t{5 * 1024 + 1}, uint64_t{8 * 1024 + 241}, S - 1, S, S + 1, 3 * S + 5, 17 * S, uint64_t{5} << 20, uint64_t{300} * S + 777,
-                       // over 8,192 segments: the segment hashes' own hash folds more than one tile of 64 blocks
+                       // over 8,192 segments: the segment hashes' own hash covers more than 64 KiB
                        uint64_t{8300} * S + 99}) {
     Bytes data(len);
     for (uint64_t at = 0; at < len; at += 8) {

@@ -170,14 +170,13 @@ inline void parallel_copy(uint8_t* dst, const uint8_t* src, std::size_t bytes, u
 // 7 us as one batch, -session16-decode-plan-probe.log). Not thread-safe.
 inline bool batched_device_reads = true;
 
-// Copies piece i of `bytes[i]` bytes from srcs[i] to dsts[i] on `stream`,
+// Copies piece i of `bytes[i]` bytes from srcs[i] (device) to dsts[i] (host) on `stream`,
 // in stream order (after the work enqueued before them), as one
 // cudaMemcpyBatchAsync where `batched`; one cudaMemcpyAsync a piece on the
 // legacy default stream (which the batch does not take), where the runtime
 // refuses the batch, or where not `batched`. Pieces of 0 bytes are skipped.
 inline void copy_pieces(const std::vector<void*>& dsts, const std::vector<const void*>& srcs,
-                        const std::vector<std::size_t>& bytes, cudaStream_t stream, bool batched,
-                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+                        const std::vector<std::size_t>& bytes, cudaStream_t stream, bool batched) {
   std::vector<void*> d;
   std::vector<const void*> s;
   std::vector<std::size_t> n;
@@ -193,7 +192,7 @@ inline void copy_pieces(const std::vector<void*>& dsts, const std::vector<const 
       return;
     (void)cudaGetLastError();  // refused: the error is not sticky
   }
-  for (std::size_t i = 0; i < n.size(); ++i) CUDA_CHECK(cudaMemcpyAsync(d[i], s[i], n[i], kind, stream));
+  for (std::size_t i = 0; i < n.size(); ++i) CUDA_CHECK(cudaMemcpyAsync(d[i], s[i], n[i], cudaMemcpyDeviceToHost, stream));
 }
 
 // Device-to-host reads gathered into one pinned buffer and waited for once
