@@ -45,6 +45,7 @@
 #include "cuda/wavelet_kernels.hpp"
 #include "format/frame.hpp"
 #include "vlec/device.hpp"
+#include "wavelet/codec.hpp"
 #include "wavelet/frame_format.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
@@ -265,6 +266,11 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                   [] { wg::coded_level_min_samples = 0; }, [min_samples] { wg::coded_level_min_samples = min_samples; });
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+    timed_setting("the coded details decoded where loaded", "prefetched raw, decoded a step later",
+                  [] { wg::coded_raw_prefetch = false; }, [] { wg::coded_raw_prefetch = true; });
+    timed_setting("the samples checksum a block of loads at a time", "8 blocks",
+                  [] { cuda::checksum_blocks_in_flight = 1; },
+                  [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
     timed_setting("the end's status reads a copy a group", "one batch",
                   [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
     timed_setting("side streams at the default priority", "at the greatest",
@@ -274,6 +280,27 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const uint64_t group_work = wg::parallel_group_work;
     timed_setting("the plan's group work threaded from 2^13", "from the default bound",
                   [] { wg::parallel_group_work = uint64_t{1} << 13; }, [&] { wg::parallel_group_work = group_work; });
+    // The same image written with smaller embedded chunks (the CPU writer's
+    // EncoderTuning::chunk_elements; more warps for the groups' decodes,
+    // more bytes), decoded alternately with the default frame.
+    for (const uint32_t chunk : {8192u, 4096u}) {
+      wavelet::EncoderTuning t;
+      t.chunk_elements = chunk;
+      const std::vector<uint8_t> small = wavelet::compress(in.samples.data(), im, cpu_writer, t);
+      DeviceBuffer<uint8_t> d_small(small.size());
+      CUDA_CHECK(cudaMemcpy(d_small.get(), small.data(), small.size(), cudaMemcpyHostToDevice));
+      const std::size_t small_temp = device::wavelet_decompress_temp_bytes(d_small.get(), small.size());
+      DeviceBuffer<uint8_t> d_small_temp(small_temp);
+      const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
+        device::wavelet_decompress(d_small.get(), small.size(), d_out.get(), bytes, d_small_temp.get(), small_temp,
+                                   stream);
+      });
+      std::vector<uint8_t> out(bytes);
+      CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+      std::printf("  GPU decompress of the frame written with %u-element chunks (%+.2f %% bytes): %.3f ms (16,384, "
+                  "alternated with it: %.3f ms), output %s\n",
+                  chunk, 100.0 * (double(small.size()) / frame.size() - 1), ms, base_ms, verdict(out == cpu_out));
+    }
   }
 
   // The parts inside the pipeline: events recorded by the decoder between
@@ -350,17 +377,22 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     struct Config {
       bool coded;
       unsigned levels;
+      bool raw_prefetch;
       const char* name;
     };
-    const Config configs[] = {{false, 0, "every coefficient scattered"},
-                              {true, 1, "level 1's details from the symbols"},
-                              {true, 2, "levels 1-2's details from the symbols"},
-                              {true, 3, "levels 1-3's details from the symbols"},
-                              {true, 32, "every 2D level's details from the symbols"}};
+    const Config configs[] = {
+        {false, 0, true, "every coefficient scattered"},
+        {true, 1, true, "level 1's details from the symbols"},
+        {true, 2, true, "levels 1-2's details from the symbols"},
+        {true, 3, true, "levels 1-3's details from the symbols"},
+        {true, 3, false, "levels 1-3's details from the symbols, each decoded where loaded"},
+        {true, 32, true, "every 2D level's details from the symbols"}};
     const unsigned keep_levels = cuda::wavelet_gpu::coded_detail_levels;
+    const bool keep_raw = cuda::wavelet_gpu::coded_raw_prefetch;
     for (const Config& c : configs) {
       cuda::wavelet_gpu::coded_detail_bands = c.coded;
       cuda::wavelet_gpu::coded_detail_levels = c.levels;
+      cuda::wavelet_gpu::coded_raw_prefetch = c.raw_prefetch;
       std::vector<std::vector<float>> t(kDwtMaxLevels);
       std::vector<float> total;
       std::size_t used = 0;
@@ -393,6 +425,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     }
     cuda::wavelet_gpu::coded_detail_bands = true;
     cuda::wavelet_gpu::coded_detail_levels = keep_levels;
+    cuda::wavelet_gpu::coded_raw_prefetch = keep_raw;
     for (auto& e : lev) CUDA_CHECK(cudaEventDestroy(e));
   }
   // The embedded frames alone, as one stream of ordinary frames through device::decompress.
@@ -495,6 +528,21 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  samples checksum alone, %s: %.3f ms%s\n", segmented ? "segmented (flag bit 2)" : "sequential",
                 ms, segmented ? "" : (h == checksum64(cpu_out.data(), bytes) ? " (== host XXH3)" : " (!= host XXH3)"));
   }
+  {  // The segmented checksum with its warps' loads a block at a time, alternated with the default.
+    DeviceBuffer<uint8_t> t(cuda::samples_checksum_temp_bytes(bytes, true));
+    float ms[2] = {0, 0};
+    for (int round = 0; round < 2; ++round)
+      for (const unsigned blocks : {1u, cuda::kBlocksInFlight}) {
+        cuda::checksum_blocks_in_flight = blocks;
+        ms[blocks == 1 ? 0 : 1] = bench::median_ms(repeat, stream, [&] {
+          cuda::samples_checksum_device(d_out.get(), bytes, true, d_err.get(), t.get(), t.size(), stream);
+        });
+      }
+    cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight;
+    std::printf("  samples checksum alone, segmented, a block of loads a warp at a time: %.3f ms (%u blocks: %.3f ms; "
+                "%.0f GB/s)\n",
+                ms[0], cuda::kBlocksInFlight, ms[1], bytes / ms[1] / 1e6);
+  }
 
   // The GPU writer, device to device.
   {
@@ -568,6 +616,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const int min_warps = wg::dwt_min_warps;
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+    timed_compress("the samples checksum a block of loads at a time", "8 blocks",
+                   [] { cuda::checksum_blocks_in_flight = 1; },
+                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

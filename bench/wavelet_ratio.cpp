@@ -53,6 +53,14 @@ std::vector<Variant> variants(bool all) {
   min_shift.shift_search = 0;
   v.push_back({"smallest shift", 0, true, min_shift});
   v.push_back({"no RCT", 0, false, {}});
+  for (const uint32_t c : {8192u, 4096u}) {
+    static char names[2][24];
+    char* name = names[c == 8192 ? 0 : 1];
+    std::snprintf(name, sizeof names[0], "chunks %u", c);
+    vlec::wavelet::EncoderTuning chunks;
+    chunks.chunk_elements = c;
+    v.push_back({name, 0, true, chunks});
+  }
   return v;
 }
 

@@ -162,6 +162,23 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
     EXPECT_TRUE(r.out == want) << (levels == 1 ? "level 1's details alone" : "every 2D level's details")
                                << " from the symbols";
   }
+  // And with every 2D level's details prefetched raw a step ahead however
+  // short the warps' chains, and with none (each decoded where it is
+  // loaded): wavelet_gpu::coded_raw_min_pairs, coded_raw_prefetch.
+  const int min_pairs = cuda::wavelet_gpu::coded_raw_min_pairs;
+  for (const bool raw : {true, false}) {
+    cuda::wavelet_gpu::coded_detail_levels = 32;
+    cuda::wavelet_gpu::coded_level_min_samples = 0;
+    cuda::wavelet_gpu::coded_raw_prefetch = raw;
+    cuda::wavelet_gpu::coded_raw_min_pairs = 0;
+    const GpuResult r = gpu_decode(stream.data(), stream.size());
+    cuda::wavelet_gpu::coded_detail_levels = coded_levels;
+    cuda::wavelet_gpu::coded_level_min_samples = min_samples;
+    cuda::wavelet_gpu::coded_raw_prefetch = true;
+    cuda::wavelet_gpu::coded_raw_min_pairs = min_pairs;
+    ASSERT_FALSE(r.threw) << r.what;
+    EXPECT_TRUE(r.out == want) << "every 2D level's details " << (raw ? "prefetched raw" : "decoded where loaded");
+  }
   DecompressOptions d;
   d.backend = Backend::cuda;
   EXPECT_TRUE(decompress(stream.data(), stream.size(), d) == want);
@@ -272,12 +289,17 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
     DeviceBuffer<uint8_t> d(len);
     CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
     DeviceBuffer<uint64_t> h(1);
-    for (bool segmented : {false, true}) {
+    // Sequential; segmented; segmented block by block (checksum_blocks_in_flight 1).
+    for (int mode : {0, 1, 2}) {
+      const bool segmented = mode > 0;
       DeviceBuffer<uint8_t> temp(cuda::samples_checksum_temp_bytes(len, segmented));
+      cuda::checksum_blocks_in_flight = mode == 2 ? 1 : cuda::kBlocksInFlight;
       cuda::samples_checksum_device(d.get(), len, segmented, h.get(), temp.get(), temp.size(), nullptr);
+      cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight;
       uint64_t got = 0;
       CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
-      EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << (segmented ? " segmented" : "");
+      EXPECT_EQ(got, segmented ? want_seg : want_seq)
+          << "length " << len << (segmented ? " segmented" : "") << (mode == 2 ? ", block by block" : "");
     }
   }
 }

@@ -34,6 +34,18 @@ struct Tuning {
   bool vector_io = true;    // 8/16-byte loads and stores where alignment allows
   bool fuse_xy = true;      // false: x pass and y pass as two kernels through W (the unfused baseline)
   bool prefetch = true;     // fused kernel: load the next y step's rows before finishing this one
+  // With coded details (the wavelet decoder): prefetch the next step's
+  // symbols and low bits as raw words and decode them a step later, so that
+  // no decode waits for a load issued in the same step, on levels whose
+  // warps take at least coded_raw_min_pairs row pairs each. H100, u16
+  // 8192^2 (bench/results/2026-11-27-h100-session20-raw-prefetch-*): level
+  // 1 (u16 out, 8 pairs a warp) 0.208 -> 0.179 ms, level 2 (i32 out, 8
+  // pairs) 0.075 -> 0.071; but level 3 (i32 out, 4 pairs a warp, min_warps)
+  // 0.027 -> 0.031-0.034. The kernels take more registers (u16 out 96
+  // against 80, i32 out 64 against 48: 20 resident warps a SM against 24,
+  // 32 against 40), which short chains pay for and do not win back.
+  bool coded_raw_prefetch = true;
+  int coded_raw_min_pairs = 8;
   // A level whose warps at pairs_per_warp would be fewer than this takes
   // fewer pairs a warp (halved down to 1; 0: never). The coarse levels of a
   // multi-level transform are latency-bound: 1,024^2 int32 at 8 pairs is 576

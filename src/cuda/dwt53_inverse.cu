@@ -61,8 +61,62 @@ __device__ __forceinline__ int32_t coded_value(const DetailBand& b, uint64_t i, 
 // N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
 // the columns clamped to [0, b.nx) as load_part clamps them (value by value
 // at a band's edge): the symbols with one vector load where they lie
-// aligned in the row, their N k low bits from one window of five words
-// (N k <= 96 bits from a bit offset below 32; none for k = 0). All inline.
+// aligned in the row, their N k low bits from one window of four words
+// (finish_coded; none for k = 0). All inline.
+// Measured against it on the H100 (finest level of a u16 8192^2 image,
+// bench/results/2026-11-27-h100-session15-*): the rare cases (edges,
+// unaligned, k > 16) out of line behind one call, with a 64-bit window for
+// k <= 16, 0.27 ms against 0.21; the width errors kept in a register and
+// reported once at the kernel's end, 0.23 (ptxas then kept fewer loads in
+// flight).
+// The values of N coefficients from their symbols and the low-bit window
+// win (words from w0 = i0 k / 32 on; k > 0), into c[OFF, OFF + N). Four
+// words hold the N k <= 96 bits from a bit offset below 32 (the last bit is
+// at most 31 + 96 - 1 = 126), so a value starting in word 3 ends there.
+template <int N, int OFF, int V>
+__device__ __forceinline__ void finish_coded(const DetailBand& b, uint64_t i0, const uint32_t (&sym)[N],
+                                             const uint32_t (&win)[4], int32_t (&c)[V], unsigned long long* wide) {
+  const uint32_t k = b.shift;  // (uniform across the warp: one band a call)
+  const uint32_t off0 = static_cast<uint32_t>((i0 * k) % 32), mask = (1u << k) - 1;
+#pragma unroll
+  for (int m = 0; m < N; ++m) {
+    const uint32_t bit = off0 + m * k, w = bit / 32, off = bit % 32;
+    const uint32_t lo = w == 0 ? win[0] : w == 1 ? win[1] : w == 2 ? win[2] : win[3];
+    const uint32_t hi = w == 0 ? win[1] : w == 1 ? win[2] : w == 2 ? win[3] : 0u;
+    const uint32_t z = sym[m] << k | (__funnelshift_r(lo, hi, off) & mask);  // z's low 32 bits
+    c[OFF + m] = unzigzag(z);
+  }
+  // z = (symbol << k) | low reaches 2^32 only where the symbol has a bit at
+  // 32 - k or above, so only for k >= 17 (symbols are below 2^16). k is the
+  // band's, the same in every lane: below 17 the checks and their
+  // convergence barriers (one a value) are skipped as a block.
+  if (k > 16) {
+#pragma unroll
+    for (int m = 0; m < N; ++m)
+      if (sym[m] >> (32 - k))
+        atomicMin(wide,
+                  static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i0 + m, (uint64_t{1} << 40) - 1)));
+  }
+}
+
+// The symbols of N coefficients from their raw load: one word (or two for
+// four 2-byte symbols).
+template <int N>
+__device__ __forceinline__ void unpack_symbols(uint32_t width, uint32_t s0, uint32_t s1, uint32_t (&sym)[N]) {
+  if (width == 2) {
+    sym[0] = s0 & 0xFFFF, sym[1] = s0 >> 16;
+    if constexpr (N == 4) sym[2] = s1 & 0xFFFF, sym[3] = s1 >> 16;
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) sym[i] = (s0 >> (8 * i)) & 0xFF;
+  }
+}
+
+// N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
+// the columns clamped to [0, b.nx) as load_part clamps them (value by value
+// at a band's edge): the symbols with one vector load where they lie
+// aligned in the row, their N k low bits from one window of four words
+// (finish_coded; none for k = 0). All inline.
 // Measured against it on the H100 (finest level of a u16 8192^2 image,
 // bench/results/2026-11-27-h100-session15-*): the rare cases (edges,
 // unaligned, k > 16) out of line behind one call, with a 64-bit window for
@@ -88,57 +142,94 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
   } else if (b.width == 2) {
     if constexpr (N == 4) {
       const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
-      sym[0] = v.x & 0xFFFF, sym[1] = v.x >> 16, sym[2] = v.y & 0xFFFF, sym[3] = v.y >> 16;
+      unpack_symbols<N>(2, v.x, v.y, sym);
     } else {
-      const uint32_t v = *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0);
-      sym[0] = v & 0xFFFF, sym[1] = v >> 16;
+      unpack_symbols<N>(2, *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0), 0, sym);
     }
   } else {
     const uint32_t v = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
                               : *reinterpret_cast<const uint16_t*>(b.symbols + i0);
-#pragma unroll
-    for (int i = 0; i < N; ++i) sym[i] = (v >> (8 * i)) & 0xFF;
+    unpack_symbols<N>(1, v, 0, sym);
   }
-  const uint32_t k = b.shift;  // (uniform across the warp: one band a call)
-  if (k == 0) {
+  if (b.shift == 0) {
 #pragma unroll
     for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
     return;
   }
-  const uint64_t bit0 = i0 * k, w0 = bit0 / 32;
-  uint32_t win[5];
+  const uint64_t w0 = i0 * b.shift / 32;
+  uint32_t win[4];
 #pragma unroll
-  for (int w = 0; w < 5; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
-  const uint32_t off0 = static_cast<uint32_t>(bit0 % 32), mask = (1u << k) - 1;
-#pragma unroll
-  for (int m = 0; m < N; ++m) {
-    const uint32_t bit = off0 + m * k, w = bit / 32, off = bit % 32;
-    const uint32_t lo = w == 0 ? win[0] : w == 1 ? win[1] : w == 2 ? win[2] : win[3];
-    const uint32_t hi = w == 0 ? win[1] : w == 1 ? win[2] : w == 2 ? win[3] : win[4];
-    const uint32_t z = sym[m] << k | (__funnelshift_r(lo, hi, off) & mask);  // z's low 32 bits
-    c[OFF + m] = unzigzag(z);
+  for (int w = 0; w < 4; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
+  finish_coded<N, OFF>(b, i0, sym, win, c, wide);
+}
+
+// load_coded in two halves, so that a step's loads are all in flight before
+// any of them is used (kRawPrefetch below): issue_coded only loads the raw
+// words (symbols and low-bit window) into registers; decode_coded turns
+// them into values a step later. Only the common case takes this path: the
+// N columns inside the band and aligned for the vector load of their
+// symbols (coded_fast); a lane at a band's edge or on an unaligned row
+// loads nothing early and decodes with load_coded.
+struct CodedRaw {
+  uint32_t s0, s1;
+  uint32_t win[4];
+};
+template <int N>
+__device__ __forceinline__ bool coded_fast(const DetailBand& b, int x0, uint64_t i0) {
+  return x0 >= 0 && x0 + N <= static_cast<int>(b.nx) && i0 % N == 0;
+}
+template <int N>
+__device__ __forceinline__ void issue_coded(const DetailBand& b, int x0, int y, CodedRaw& r) {
+  const uint64_t i0 = b.index0 + static_cast<uint64_t>(y) * b.nx + static_cast<uint64_t>(x0);
+  if (!coded_fast<N>(b, x0, i0)) return;
+  if (b.width == 2) {
+    if constexpr (N == 4) {
+      const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
+      r.s0 = v.x, r.s1 = v.y;
+    } else {
+      r.s0 = *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0);
+    }
+  } else {
+    r.s0 = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
+                  : uint32_t{*reinterpret_cast<const uint16_t*>(b.symbols + i0)};
   }
-  // z = (symbol << k) | low reaches 2^32 only where the symbol has a bit at
-  // 32 - k or above, so only for k >= 17 (symbols are below 2^16). k is the
-  // band's, the same in every lane: below 17 the checks and their
-  // convergence barriers (one a value) are skipped as a block.
-  if (k > 16) {
+  if (b.shift) {
+    const uint64_t w0 = i0 * b.shift / 32;
 #pragma unroll
-    for (int m = 0; m < N; ++m)
-      if (sym[m] >> (32 - k))
-        atomicMin(wide,
-                  static_cast<unsigned long long>((uint64_t{b.group} << 40) | min(i0 + m, (uint64_t{1} << 40) - 1)));
+    for (int w = 0; w < 4; ++w) r.win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
   }
+}
+template <int N, int OFF, int V>
+__device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y, const CodedRaw& r, int32_t (&c)[V],
+                                             unsigned long long* wide) {
+  const uint64_t i0 = b.index0 + static_cast<uint64_t>(y) * b.nx + static_cast<uint64_t>(x0);
+  if (!coded_fast<N>(b, x0, i0)) return load_coded<N, OFF>(b, x0, y, c, wide);
+  uint32_t sym[N];
+  unpack_symbols<N>(b.width, r.s0, r.s1, sym);
+  if (b.shift == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
+    return;
+  }
+  finish_coded<N, OFF>(b, i0, sym, r.win, c, wide);
 }
 
 // kCoded (a 2D level of the wavelet decoder, X and Y): the three detail
 // bands come from cd (load_coded), not from hi; the low band from lo as ever.
-template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch, bool kCoded = false>
+// kRawPrefetch (with kCoded and kPrefetch): the next step's rows are
+// prefetched as raw words (issue_coded) and decoded a step later
+// (decode_coded), instead of loaded and decoded at once: a coded value's
+// decode uses its loads, so load_coded waits for them where it stands, and
+// a step's three coded parts (HL of the even row, LH and HH of the odd one)
+// waited one after the other.
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch, bool kCoded = false,
+          bool kRawPrefetch = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error,
                         CodedDetails cd) {
   static_assert(!kCoded || (X && Y), "coded details: the fused 2D rows pass only");
+  static_assert(!kRawPrefetch || (kCoded && kPrefetch), "raw prefetch: coded details, prefetching");
   constexpr int P = V / 2;
   const int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + uniform_warp_index();
   if (w >= warps) return;  // whole warps only: the shuffles need all 32 lanes
@@ -210,15 +301,47 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const int j0 = chunk * pairs_per_warp, j1 = min(ly, j0 + pairs_per_warp);
     auto load_d = [&](int j, int32_t(&c)[V]) { load_row(ly + clampi(j, 0, nh - 1), false, c); };  // d[-1] = d[0], d[nh] = d[nh-1]
     int32_t ev[V], en[V], dcur[V], dn[V], t[V];
+    // With kPrefetch, s[j+2] and d[j+2] are loaded before step j is undone
+    // and stored, so each warp has two steps' loads in flight.
+    int32_t sp[V], dpf[V];
+    // kRawPrefetch: the even row's LL part (loaded into sp as is: no use
+    // waits for it), and the raw words of its HL part and of the odd row's
+    // LH and HH parts.
+    CodedRaw raw_hl, raw_lh, raw_hh;
+    const int p0 = g / 2;
+    auto issue_d = [&](int j, CodedRaw& lh, CodedRaw& hh) {
+      const int jd = clampi(j, 0, nh - 1);
+      issue_coded<P>(cd.band[1], p0, jd, lh);
+      issue_coded<P>(cd.band[2], p0, jd, hh);
+    };
+    auto decode_d = [&](int j, const CodedRaw& lh, const CodedRaw& hh, int32_t(&d)[V]) {
+      const int jd = clampi(j, 0, nh - 1);
+      decode_coded<P, 0>(cd.band[1], p0, jd, lh, d, cd.wide);
+      decode_coded<P, P>(cd.band[2], p0, jd, hh, d, cd.wide);
+    };
+    auto issue_step = [&](int j) {
+      load_part<P, 0>(lo, p0, lx, j, z, sp, vec);
+      issue_coded<P>(cd.band[0], p0, j, raw_hl);
+      issue_d(j, raw_lh, raw_hh);
+    };
+    auto decode_step = [&](int j, int32_t(&s)[V], int32_t(&d)[V]) {
+#pragma unroll
+      for (int i = 0; i < P; ++i) s[i] = sp[i];
+      decode_coded<P, P>(cd.band[0], p0, j, raw_hl, s, cd.wide);
+      decode_d(j, raw_lh, raw_hh, d);
+    };
+    // (The first step's five coded parts issued at once and decoded
+    // together, as the loop does, took 104 registers and level 1 of a u16
+    // 8192^2 image 0.187-0.190 ms against 0.176-0.179 loaded one by one:
+    // bench/results/2026-11-27-h100-session20-raw-prefetch-*.)
     load_d(j0, dcur);
     load_d(j0 - 1, t);
     load_row(j0, true, ev);
 #pragma unroll
     for (int i = 0; i < V; ++i) ev[i] = wsub(ev[i], quarter_sum(t[i], dcur[i]));  // x[2 j0]
-    // With kPrefetch, s[j+2] and d[j+2] are loaded before step j is undone
-    // and stored, so each warp has two steps' loads in flight.
-    int32_t sp[V], dpf[V];
-    if constexpr (kPrefetch) {
+    if constexpr (kRawPrefetch) {
+      if (j0 + 1 < ly) issue_step(j0 + 1);
+    } else if constexpr (kPrefetch) {
       if (j0 + 1 < ly) {
         load_row(j0 + 1, true, sp);
         load_d(j0 + 1, dpf);
@@ -226,7 +349,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
     for (int j = j0; j < j1; ++j) {
       if (j + 1 < ly) {  // x[2j+2]
-        if constexpr (kPrefetch) {
+        if constexpr (kRawPrefetch) {
+          decode_step(j + 1, en, dn);
+          if (j + 2 < ly && j + 1 < j1) issue_step(j + 2);
+        } else if constexpr (kPrefetch) {
 #pragma unroll
           for (int i = 0; i < V; ++i) en[i] = sp[i], dn[i] = dpf[i];
           if (j + 2 < ly && j + 1 < j1) {
@@ -307,14 +433,15 @@ __global__ void convert_kernel(const int32_t* __restrict__ src, T* __restrict__ 
   }
 }
 
-template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false, bool kCoded = false>
+template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false, bool kCoded = false,
+          bool kRawPrefetch = false>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, tu.pairs_per_warp, tu.min_warps);
   const int strips = rg.strips, chunks = rg.chunks, ppw = rg.ppw;
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded>
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded, kRawPrefetch>
       <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
           a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
           a.d_error, a.coded ? *a.coded : CodedDetails{});
@@ -326,7 +453,13 @@ void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   if (a.coded) {  // the wavelet decoder's 2D levels (u8, u16 or i32 out; dwt53_device.cu checked the shape)
     VLEC_REQUIRE((!std::is_same_v<T, int16_t>) && a.do_x && a.do_y && tu.prefetch,
                  "dwt53: coded details need u8, u16 or i32 output and the fused, prefetching 2D pass");
-    if constexpr (!std::is_same_v<T, int16_t>) return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
+    if constexpr (!std::is_same_v<T, int16_t>) {
+      // Raw prefetch only where the warps' chains are long (Tuning::coded_raw_min_pairs).
+      const int ppw = rows_grid<V>(a.e, a.ly, tu.pairs_per_warp, tu.min_warps).ppw;
+      if (tu.coded_raw_prefetch && ppw >= tu.coded_raw_min_pairs)
+        return launch_rows<T, V, true, true, kCheck, true, true, true>(a, tu, stream);
+      return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
+    }
   }
   if (a.do_x && a.do_y) {
     if (tu.prefetch) launch_rows<T, V, true, true, kCheck, true>(a, tu, stream);

@@ -21,6 +21,12 @@ namespace vlec::cuda {
 
 constexpr uint64_t kChecksumSegmentBytes = 65536;
 
+// 1 KiB blocks of a segment whose loads a warp issues at once (segmented
+// definition): kBlocksInFlight by default, 1 for the block-by-block kernel
+// (the benchmark compares). Not thread-safe.
+constexpr unsigned kBlocksInFlight = 8;
+extern unsigned checksum_blocks_in_flight;
+
 // Temp bytes samples_checksum_device needs for `bytes` bytes.
 std::size_t samples_checksum_temp_bytes(uint64_t bytes, bool segmented);
 

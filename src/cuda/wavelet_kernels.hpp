@@ -150,9 +150,16 @@ extern bool speculative_header_reads;
 // warp. 0 keeps pairs_per_warp at every level (the benchmark compares).
 // Not thread-safe.
 extern int dwt_min_warps;
+// The decoder's inverse takes these as its Tuning::coded_raw_prefetch and
+// coded_raw_min_pairs (the benchmark compares; tests take every level that
+// way too). Not thread-safe.
+extern bool coded_raw_prefetch;
+extern int coded_raw_min_pairs;
 inline dwt::Tuning codec_dwt_tuning() {
   dwt::Tuning t;
   t.min_warps = dwt_min_warps;
+  t.coded_raw_prefetch = coded_raw_prefetch;
+  t.coded_raw_min_pairs = coded_raw_min_pairs;
   return t;
 }
 

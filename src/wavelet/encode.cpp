@@ -57,7 +57,7 @@ CodedGroup code_group(const int32_t* plane, const DwtShape& shape, const std::ve
   cpu::FrameParams p;
   p.dtype = g.type;
   p.threads = threads;
-  p.chunk_elements = kEmbeddedChunkElements;
+  p.chunk_elements = t.chunk_elements;
   p.codec = embedded_codec(g.runs, n, g.symbols.data(), g.type, threads);
   p.element_histogram = &hist;
   out.frame = cpu::compress_frame(g.symbols.data(), n, p);

@@ -55,14 +55,6 @@ unsigned group_shift(const ValueStats& stats, const EncoderTuning& tuning, std::
 // The type of a group's symbols: u8 when every symbol (top >> k) is < 256.
 inline DType symbol_type(uint32_t top, unsigned shift) { return (top >> shift) < 256 ? DType::u8 : DType::u16; }
 
-// Elements per chunk of every embedded frame (docs/FORMAT.md §10.6). A GPU
-// decodes a chunk with one warp, row after row: with 65,536-element chunks a
-// u16 8192 x 8192 image had ~1,000 chunks (a fifth of an H100's resident
-// warps) and most groups of a small image one chunk, one warp. 16,384 decode
-// the embedded frames 2-2.5x faster for +0.4 to +1.5 % of frame size
-// (wavelet_gpu_bench); 4,096 would cost +2 to +8 %.
-constexpr uint32_t kEmbeddedChunkElements = 16384;
-
 // The embedded frame's codec (FORMAT §10.6 Embedded codec). Runs can only
 // pay where they are long: with fewer than 3 symbols per run on average,
 // rle+huffman spends more on run lengths than Huffman's 1-bit minimum per
