@@ -12,7 +12,10 @@
 // with one OR per lane (as the CPU does per row). Coefficient indices past
 // a band's end are clamped (H[-1] = H[0], H[hx] = H[hx-1]), which is the
 // symmetric extension in the coefficient domain; x[nx] = x[nx-2] for even
-// nx is applied explicitly.
+// nx is applied explicitly. Coded details (the wavelet decoder's finest
+// levels) are read from the decoded symbols and low bits; on long chains
+// their next step is prefetched as raw words and decoded a step later
+// (kRawPrefetch), so that no decode waits for a load of its own step.
 //
 // The z pass (3D) is one thread per (x, y) column, streamed along z.
 #include <algorithm>

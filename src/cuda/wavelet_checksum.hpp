@@ -7,7 +7,8 @@
 //    about 30 cycles a block, ~2 ms for 128 MiB; it is there for old streams);
 //  * segmented (flag bit 2 set): XXH3-64 of each 65,536-byte segment, one
 //    warp per segment, then XXH3-64 of the array of those hashes (u64,
-//    little-endian), all parallel but the last short hash.
+//    little-endian), all parallel but the last short hash. Each warp issues
+//    eight 1 KiB blocks' loads before it sums any (kBlocksInFlight).
 // Both are enqueued on the caller's stream with caller-provided temp storage
 // and leave the hash in a device word.
 #pragma once

@@ -77,27 +77,19 @@ int64_t host_ns() {
 // work on `stream`, waits for it, and throws the first error found.
 void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
   const wavelet::Header& h = p.w.header;
-  // Every group's chunk statuses and the frame's status words, one wait.
+  // Every group's chunk statuses and the frame's status words: one batch of
+  // copies behind the decode's last kernel, and the decode's one wait.
   const std::size_t G = p.frames.size();
-  std::vector<uint64_t> at(G + 1, 0);
-  for (std::size_t g = 0; g < G; ++g) at[g + 1] = at[g] + p.frames[g].header.chunks();
-  PinnedBuffer<uint64_t> st_buffer(wavelet_gpu::kStatusWords);
-  PinnedBuffer<uint32_t> chunk_status(std::max<uint64_t>(at[G], 1));
-  uint64_t* st = st_buffer.get();
-  // One batch of copies behind the decode's last kernel, and the decode's one
-  // wait (G + 1 cudaMemcpyAsync cost the host ~1.6 us each).
-  std::vector<void*> dsts{st};
-  std::vector<const void*> srcs{d_temp + p.layout.status};
-  std::vector<std::size_t> sizes{8 * wavelet_gpu::kStatusWords};
-  for (std::size_t g = 0; g < G; ++g) {
-    dsts.push_back(chunk_status.get() + at[g]);
-    srcs.push_back(frame_decode_status(p.frames[g], d_temp + p.layout.frame_temp[g]));
-    sizes.push_back(4 * (at[g + 1] - at[g]));
-  }
-  copy_pieces(dsts, srcs, sizes, stream, batched_device_reads);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  HostReads reads;
+  std::vector<uint64_t> st;
+  std::vector<std::vector<uint32_t>> chunk_status(G);
+  reads.add(st, d_temp + p.layout.status, wavelet_gpu::kStatusWords);
+  for (std::size_t g = 0; g < G; ++g)
+    reads.add(chunk_status[g], frame_decode_status(p.frames[g], d_temp + p.layout.frame_temp[g]),
+              p.frames[g].header.chunks());
+  reads.wait(stream);
   if (wavelet_gpu::phase_events) wavelet_gpu::phase_events->host_synced_ns = host_ns();
-  for (std::size_t g = 0; g < G; ++g) check_frame_status(p.frames[g], chunk_status.get() + at[g]);
+  for (std::size_t g = 0; g < G; ++g) check_frame_status(p.frames[g], chunk_status[g].data());
   const uint64_t none = ~uint64_t{0};
   SAFETY_CHECK(st[wavelet_gpu::kStatusWide] == none, ErrorCode::corrupt_stream, "wavelet coefficient ",
                st[wavelet_gpu::kStatusWide] & ((uint64_t{1} << 40) - 1), " of group ",
