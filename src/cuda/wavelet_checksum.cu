@@ -33,11 +33,13 @@ __global__ void block_sums_kernel(const uint8_t* p, uint64_t blocks, unsigned lo
   }
 }
 
-// One block: folds the block sums in order (acc = scramble(acc + sums)),
-// staging kFoldTile blocks at a time in shared memory so the serial chain
-// never waits on global memory, then warp 0 hashes the tail.
-__global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long long* sums, uint64_t blocks,
-                            uint64_t* hash) {
+// A long hash's fold by one block of threads: fill(first, n, tile) stages
+// what blocks [first, first + n) add to the accumulators (8 words a block)
+// in shared memory, kFoldTile blocks at a time, so the serial chain (lanes
+// 0..7: acc = scramble(acc + sums)) never waits on global memory; then warp
+// 0 hashes the tail. Every thread calls it.
+template <typename Fill>
+__device__ void fold_tiles(const uint8_t* p, uint64_t len, uint64_t blocks, Fill&& fill, uint64_t* hash) {
   __shared__ unsigned long long tile[8 * kFoldTile];
   const unsigned lane = threadIdx.x % 32;
   if (len <= 240) {
@@ -47,8 +49,8 @@ __global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long 
   uint64_t acc = threadIdx.x < 8 ? init_acc_lane(threadIdx.x) : 0;
   for (uint64_t first = 0; first < blocks; first += kFoldTile) {
     const unsigned n = static_cast<unsigned>(std::min<uint64_t>(kFoldTile, blocks - first));
-    __syncthreads();
-    for (unsigned i = threadIdx.x; i < 8 * n; i += blockDim.x) tile[i] = sums[8 * first + i];
+    __syncthreads();  // the previous tile is folded
+    fill(first, n, tile);
     __syncthreads();
     if (threadIdx.x < 8)
       for (unsigned b = 0; b < n; ++b) acc = xxh3::scramble(acc + tile[8 * b + threadIdx.x], threadIdx.x);
@@ -57,6 +59,14 @@ __global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long 
     const uint64_t h = finish_long_warp(acc, p, len, lane);
     if (lane == 0) *hash = h;
   }
+}
+
+// One block: folds the block sums block_sums_kernel wrote.
+__global__ void fold_kernel(const uint8_t* p, uint64_t len, const unsigned long long* sums, uint64_t blocks,
+                            uint64_t* hash) {
+  fold_tiles(p, len, blocks, [&](uint64_t first, unsigned n, unsigned long long* tile) {
+    for (unsigned i = threadIdx.x; i < 8 * n; i += blockDim.x) tile[i] = sums[8 * first + i];
+  }, hash);
 }
 
 // warp_hash with kBatch blocks' loads issued before any of them is summed.
@@ -127,31 +137,16 @@ __global__ void __launch_bounds__(32, 1) final_hash_warp_kernel(const uint64_t* 
 // cost); the round trips it saves grow with the input (511 blocks at 4 GiB).
 __global__ void __launch_bounds__(kThreads) final_hash_block_kernel(const uint64_t* hashes, uint64_t count,
                                                                     uint64_t* hash) {
-  __shared__ unsigned long long tile[8 * kFoldTile];
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(hashes);
   const uint64_t len = 8 * count;
   const unsigned lane = threadIdx.x % 32, warp = uniform_warp_index();
-  if (len <= 240) {
-    if (threadIdx.x == 0) *hash = xxh3::hash64_short(p, len);
-    return;
-  }
-  const uint64_t blocks = (len - 1) / xxh3::kBlock;
-  uint64_t acc = threadIdx.x < 8 ? init_acc_lane(threadIdx.x) : 0;
-  for (uint64_t first = 0; first < blocks; first += kFoldTile) {
-    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(kFoldTile, blocks - first));
-    __syncthreads();  // the previous tile is folded
-    for (unsigned b = warp; b < n; b += kWarps) {
-      const uint64_t sum = warp_block_sum<true>(hashes, first + b, lane);
-      if (lane < 8) tile[8 * b + lane] = sum;
-    }
-    __syncthreads();
-    if (threadIdx.x < 8)
-      for (unsigned b = 0; b < n; ++b) acc = xxh3::scramble(acc + tile[8 * b + threadIdx.x], threadIdx.x);
-  }
-  if (threadIdx.x < 32) {
-    const uint64_t h = finish_long_warp(acc, p, len, lane);
-    if (lane == 0) *hash = h;
-  }
+  fold_tiles(reinterpret_cast<const uint8_t*>(hashes), len, len > 240 ? (len - 1) / xxh3::kBlock : 0,
+             [&](uint64_t first, unsigned n, unsigned long long* tile) {
+               for (unsigned b = warp; b < n; b += kWarps) {
+                 const uint64_t sum = warp_block_sum<true>(hashes, first + b, lane);
+                 if (lane < 8) tile[8 * b + lane] = sum;
+               }
+             },
+             hash);
 }
 
 unsigned grid_for(uint64_t warps_of_work) {
