@@ -61,17 +61,6 @@ __device__ __forceinline__ int32_t coded_value(const DetailBand& b, uint64_t i, 
   return unzigzag(static_cast<uint32_t>(z));
 }
 
-// N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
-// the columns clamped to [0, b.nx) as load_part clamps them (value by value
-// at a band's edge): the symbols with one vector load where they lie
-// aligned in the row, their N k low bits from one window of four words
-// (finish_coded; none for k = 0). All inline.
-// Measured against it on the H100 (finest level of a u16 8192^2 image,
-// bench/results/2026-11-27-h100-session15-*): the rare cases (edges,
-// unaligned, k > 16) out of line behind one call, with a 64-bit window for
-// k <= 16, 0.27 ms against 0.21; the width errors kept in a register and
-// reported once at the kernel's end, 0.23 (ptxas then kept fewer loads in
-// flight).
 // The values of N coefficients from their symbols and the low-bit window
 // win (words from w0 = i0 k / 32 on; k > 0), into c[OFF, OFF + N). Four
 // words hold the N k <= 96 bits from a bit offset below 32 (the last bit is
