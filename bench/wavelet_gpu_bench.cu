@@ -268,6 +268,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
     timed_setting("the coded details decoded where loaded", "prefetched raw, decoded a step later",
                   [] { wg::coded_raw_prefetch = false; }, [] { wg::coded_raw_prefetch = true; });
+    timed_setting("levels without low bits on the raw kernel with the window", "a kernel without it",
+                  [] { wg::coded_shift_free = false; }, [] { wg::coded_shift_free = true; });
     timed_setting("the samples checksum a block of loads at a time", "8 blocks",
                   [] { cuda::checksum_blocks_in_flight = 1; },
                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
@@ -386,6 +388,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
         {true, 2, true, "levels 1-2's details from the symbols"},
         {true, 3, true, "levels 1-3's details from the symbols"},
         {true, 3, false, "levels 1-3's details from the symbols, each decoded where loaded"},
+        {true, 3, true, "levels 1-3's details from the symbols, levels without low bits on the kernel with the window"},
         {true, 32, true, "every 2D level's details from the symbols"}};
     const unsigned keep_levels = cuda::wavelet_gpu::coded_detail_levels;
     const bool keep_raw = cuda::wavelet_gpu::coded_raw_prefetch;
@@ -393,6 +396,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       cuda::wavelet_gpu::coded_detail_bands = c.coded;
       cuda::wavelet_gpu::coded_detail_levels = c.levels;
       cuda::wavelet_gpu::coded_raw_prefetch = c.raw_prefetch;
+      cuda::wavelet_gpu::coded_shift_free = std::strstr(c.name, "with the window") == nullptr;
       std::vector<std::vector<float>> t(kDwtMaxLevels);
       std::vector<float> total;
       std::size_t used = 0;
@@ -426,6 +430,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     cuda::wavelet_gpu::coded_detail_bands = true;
     cuda::wavelet_gpu::coded_detail_levels = keep_levels;
     cuda::wavelet_gpu::coded_raw_prefetch = keep_raw;
+    cuda::wavelet_gpu::coded_shift_free = true;
     for (auto& e : lev) CUDA_CHECK(cudaEventDestroy(e));
   }
   // The embedded frames alone, as one stream of ordinary frames through device::decompress.

@@ -46,6 +46,14 @@ struct Tuning {
   // 32 against 40), which short chains pay for and do not win back.
   bool coded_raw_prefetch = true;
   int coded_raw_min_pairs = 8;
+  // A level whose three detail bands have no low bits (k = 0: level 1 of
+  // the smooth benchmark image and of the MR slice, 8-bit images) takes a
+  // raw-prefetch kernel without the low-bit window: 79 registers against
+  // 96 (u16 out; 24 resident warps a SM against 20). Level 1 of u16 8192^2,
+  // alternated (bench/results/2026-11-27-h100-session20-shift-free-*):
+  // smooth 0.181 -> 0.163 ms, MR 0.176 -> 0.159 (its level 2 0.063 ->
+  // 0.056); hdr_room16 (k > 0) unchanged.
+  bool coded_shift_free = true;
   // A level whose warps at pairs_per_warp would be fewer than this takes
   // fewer pairs a warp (halved down to 1; 0: never). The coarse levels of a
   // multi-level transform are latency-bound: 1,024^2 int32 at 8 pairs is 576

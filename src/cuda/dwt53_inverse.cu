@@ -161,7 +161,8 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
 // them into values a step later. Only the common case takes this path: the
 // N columns inside the band and aligned for the vector load of their
 // symbols (coded_fast); a lane at a band's edge or on an unaligned row
-// loads nothing early and decodes with load_coded.
+// loads nothing early and decodes with load_coded. kLow false: the caller
+// knows the band has no low bits (k = 0), so no window is loaded or kept.
 struct CodedRaw {
   uint32_t s0, s1;
   uint32_t win[4];
@@ -170,7 +171,7 @@ template <int N>
 __device__ __forceinline__ bool coded_fast(const DetailBand& b, int x0, uint64_t i0) {
   return x0 >= 0 && x0 + N <= static_cast<int>(b.nx) && i0 % N == 0;
 }
-template <int N>
+template <int N, bool kLow>
 __device__ __forceinline__ void issue_coded(const DetailBand& b, int x0, int y, CodedRaw& r) {
   const uint64_t i0 = b.index0 + static_cast<uint64_t>(y) * b.nx + static_cast<uint64_t>(x0);
   if (!coded_fast<N>(b, x0, i0)) return;
@@ -185,25 +186,25 @@ __device__ __forceinline__ void issue_coded(const DetailBand& b, int x0, int y, 
     r.s0 = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
                   : uint32_t{*reinterpret_cast<const uint16_t*>(b.symbols + i0)};
   }
-  if (b.shift) {
+  if (kLow && b.shift) {
     const uint64_t w0 = i0 * b.shift / 32;
 #pragma unroll
     for (int w = 0; w < 4; ++w) r.win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
   }
 }
-template <int N, int OFF, int V>
+template <int N, int OFF, bool kLow, int V>
 __device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y, const CodedRaw& r, int32_t (&c)[V],
                                              unsigned long long* wide) {
   const uint64_t i0 = b.index0 + static_cast<uint64_t>(y) * b.nx + static_cast<uint64_t>(x0);
   if (!coded_fast<N>(b, x0, i0)) return load_coded<N, OFF>(b, x0, y, c, wide);
   uint32_t sym[N];
   unpack_symbols<N>(b.width, r.s0, r.s1, sym);
-  if (b.shift == 0) {
+  if (!kLow || b.shift == 0) {
 #pragma unroll
     for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
     return;
   }
-  finish_coded<N, OFF>(b, i0, sym, r.win, c, wide);
+  if constexpr (kLow) finish_coded<N, OFF>(b, i0, sym, r.win, c, wide);
 }
 
 // kCoded (a 2D level of the wavelet decoder, X and Y): the three detail
@@ -213,9 +214,11 @@ __device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y,
 // (decode_coded), instead of loaded and decoded at once: a coded value's
 // decode uses its loads, so load_coded waits for them where it stands, and
 // a step's three coded parts (HL of the even row, LH and HH of the odd one)
-// waited one after the other.
+// waited one after the other. kLowBits false (raw prefetch only): none of
+// the three bands has low bits (k = 0), so the raw words are the symbols
+// alone (rows_yx checks).
 template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch, bool kCoded = false,
-          bool kRawPrefetch = false>
+          bool kRawPrefetch = false, bool kLowBits = true>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error,
@@ -303,23 +306,23 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const int p0 = g / 2;
     auto issue_d = [&](int j, CodedRaw& lh, CodedRaw& hh) {
       const int jd = clampi(j, 0, nh - 1);
-      issue_coded<P>(cd.band[1], p0, jd, lh);
-      issue_coded<P>(cd.band[2], p0, jd, hh);
+      issue_coded<P, kLowBits>(cd.band[1], p0, jd, lh);
+      issue_coded<P, kLowBits>(cd.band[2], p0, jd, hh);
     };
     auto decode_d = [&](int j, const CodedRaw& lh, const CodedRaw& hh, int32_t(&d)[V]) {
       const int jd = clampi(j, 0, nh - 1);
-      decode_coded<P, 0>(cd.band[1], p0, jd, lh, d, cd.wide);
-      decode_coded<P, P>(cd.band[2], p0, jd, hh, d, cd.wide);
+      decode_coded<P, 0, kLowBits>(cd.band[1], p0, jd, lh, d, cd.wide);
+      decode_coded<P, P, kLowBits>(cd.band[2], p0, jd, hh, d, cd.wide);
     };
     auto issue_step = [&](int j) {
       load_part<P, 0>(lo, p0, lx, j, z, sp, vec);
-      issue_coded<P>(cd.band[0], p0, j, raw_hl);
+      issue_coded<P, kLowBits>(cd.band[0], p0, j, raw_hl);
       issue_d(j, raw_lh, raw_hh);
     };
     auto decode_step = [&](int j, int32_t(&s)[V], int32_t(&d)[V]) {
 #pragma unroll
       for (int i = 0; i < P; ++i) s[i] = sp[i];
-      decode_coded<P, P>(cd.band[0], p0, j, raw_hl, s, cd.wide);
+      decode_coded<P, P, kLowBits>(cd.band[0], p0, j, raw_hl, s, cd.wide);
       decode_d(j, raw_lh, raw_hh, d);
     };
     // (The first step's five coded parts issued at once and decoded
@@ -426,14 +429,14 @@ __global__ void convert_kernel(const int32_t* __restrict__ src, T* __restrict__ 
 }
 
 template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false, bool kCoded = false,
-          bool kRawPrefetch = false>
+          bool kRawPrefetch = false, bool kLowBits = true>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, tu.pairs_per_warp, tu.min_warps);
   const int strips = rg.strips, chunks = rg.chunks, ppw = rg.ppw;
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded, kRawPrefetch>
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded, kRawPrefetch, kLowBits>
       <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
           a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
           a.d_error, a.coded ? *a.coded : CodedDetails{});
@@ -448,8 +451,12 @@ void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
     if constexpr (!std::is_same_v<T, int16_t>) {
       // Raw prefetch only where the warps' chains are long (Tuning::coded_raw_min_pairs).
       const int ppw = rows_grid<V>(a.e, a.ly, tu.pairs_per_warp, tu.min_warps).ppw;
-      if (tu.coded_raw_prefetch && ppw >= tu.coded_raw_min_pairs)
+      if (tu.coded_raw_prefetch && ppw >= tu.coded_raw_min_pairs) {
+        const CodedDetails& c = *a.coded;
+        if (tu.coded_shift_free && !c.band[0].shift && !c.band[1].shift && !c.band[2].shift)
+          return launch_rows<T, V, true, true, kCheck, true, true, true, false>(a, tu, stream);
         return launch_rows<T, V, true, true, kCheck, true, true, true>(a, tu, stream);
+      }
       return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
     }
   }

@@ -16,6 +16,7 @@ bool speculative_header_reads = true;
 int dwt_min_warps = dwt::Tuning{}.min_warps;
 bool coded_raw_prefetch = dwt::Tuning{}.coded_raw_prefetch;
 int coded_raw_min_pairs = dwt::Tuning{}.coded_raw_min_pairs;
+bool coded_shift_free = dwt::Tuning{}.coded_shift_free;
 bool coded_detail_bands = true;
 unsigned coded_detail_levels = 3;
 uint64_t coded_level_min_samples = uint64_t{1} << 20;

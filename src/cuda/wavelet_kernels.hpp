@@ -155,11 +155,13 @@ extern int dwt_min_warps;
 // way too). Not thread-safe.
 extern bool coded_raw_prefetch;
 extern int coded_raw_min_pairs;
+extern bool coded_shift_free;
 inline dwt::Tuning codec_dwt_tuning() {
   dwt::Tuning t;
   t.min_warps = dwt_min_warps;
   t.coded_raw_prefetch = coded_raw_prefetch;
   t.coded_raw_min_pairs = coded_raw_min_pairs;
+  t.coded_shift_free = coded_shift_free;
   return t;
 }
 
