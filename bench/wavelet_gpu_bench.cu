@@ -245,9 +245,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                   [] { wg::batched_area_reads = false; }, [] { wg::batched_area_reads = true; });
     timed_setting("the plan's headers read in four rounds", "speculative reads",
                   [] { wg::speculative_header_reads = false; }, [] { wg::speculative_header_reads = true; });
-    // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_min_warps 0),
-    // where by default the coarse levels take fewer pairs a warp.
-    const int min_warps = wg::dwt_min_warps;
+    // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_tuning.min_warps
+    // 0), where by default the coarse levels take fewer pairs a warp.
+    const cuda::dwt::Tuning tuning = wg::dwt_tuning;
     // The details of the finest 1, 2, 3 or every 2D level read from the
     // symbols by the inverse (wavelet_gpu::coded_detail_levels), and levels
     // 1-3 whatever their bands' size (coded_level_min_samples), against the
@@ -265,11 +265,11 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     timed_setting("levels 1-3's details from the symbols at any band size", "the default coded levels",
                   [] { wg::coded_level_min_samples = 0; }, [min_samples] { wg::coded_level_min_samples = min_samples; });
     timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
-                  [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+                  [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
     timed_setting("the coded details decoded where loaded", "prefetched raw, decoded a step later",
-                  [] { wg::coded_raw_prefetch = false; }, [] { wg::coded_raw_prefetch = true; });
+                  [] { wg::dwt_tuning.coded_raw_prefetch = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_setting("levels without low bits on the raw kernel with the window", "a kernel without it",
-                  [] { wg::coded_shift_free = false; }, [] { wg::coded_shift_free = true; });
+                  [] { wg::dwt_tuning.coded_shift_free = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_setting("the samples checksum a block of loads at a time", "8 blocks",
                   [] { cuda::checksum_blocks_in_flight = 1; },
                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
@@ -380,23 +380,25 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       bool coded;
       unsigned levels;
       bool raw_prefetch;
+      bool shift_free;  // levels without low bits on their own raw-prefetch kernel (the default)
       const char* name;
     };
     const Config configs[] = {
-        {false, 0, true, "every coefficient scattered"},
-        {true, 1, true, "level 1's details from the symbols"},
-        {true, 2, true, "levels 1-2's details from the symbols"},
-        {true, 3, true, "levels 1-3's details from the symbols"},
-        {true, 3, false, "levels 1-3's details from the symbols, each decoded where loaded"},
-        {true, 3, true, "levels 1-3's details from the symbols, levels without low bits on the kernel with the window"},
-        {true, 32, true, "every 2D level's details from the symbols"}};
+        {false, 0, true, true, "every coefficient scattered"},
+        {true, 1, true, true, "level 1's details from the symbols"},
+        {true, 2, true, true, "levels 1-2's details from the symbols"},
+        {true, 3, true, true, "levels 1-3's details from the symbols"},
+        {true, 3, false, true, "levels 1-3's details from the symbols, each decoded where loaded"},
+        {true, 3, true, false,
+         "levels 1-3's details from the symbols, levels without low bits on the kernel with the window"},
+        {true, 32, true, true, "every 2D level's details from the symbols"}};
     const unsigned keep_levels = cuda::wavelet_gpu::coded_detail_levels;
-    const bool keep_raw = cuda::wavelet_gpu::coded_raw_prefetch;
+    const cuda::dwt::Tuning keep_tuning = cuda::wavelet_gpu::dwt_tuning;
     for (const Config& c : configs) {
       cuda::wavelet_gpu::coded_detail_bands = c.coded;
       cuda::wavelet_gpu::coded_detail_levels = c.levels;
-      cuda::wavelet_gpu::coded_raw_prefetch = c.raw_prefetch;
-      cuda::wavelet_gpu::coded_shift_free = std::strstr(c.name, "with the window") == nullptr;
+      cuda::wavelet_gpu::dwt_tuning.coded_raw_prefetch = c.raw_prefetch;
+      cuda::wavelet_gpu::dwt_tuning.coded_shift_free = c.shift_free;
       std::vector<std::vector<float>> t(kDwtMaxLevels);
       std::vector<float> total;
       std::size_t used = 0;
@@ -429,8 +431,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     }
     cuda::wavelet_gpu::coded_detail_bands = true;
     cuda::wavelet_gpu::coded_detail_levels = keep_levels;
-    cuda::wavelet_gpu::coded_raw_prefetch = keep_raw;
-    cuda::wavelet_gpu::coded_shift_free = true;
+    cuda::wavelet_gpu::dwt_tuning = keep_tuning;
     for (auto& e : lev) CUDA_CHECK(cudaEventDestroy(e));
   }
   // The embedded frames alone, as one stream of ordinary frames through device::decompress.
@@ -618,9 +619,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
     timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
                    [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
-    const int min_warps = wg::dwt_min_warps;
+    const cuda::dwt::Tuning tuning = wg::dwt_tuning;
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
-                   [] { wg::dwt_min_warps = 0; }, [&] { wg::dwt_min_warps = min_warps; });
+                   [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
     timed_compress("the samples checksum a block of loads at a time", "8 blocks",
                    [] { cuda::checksum_blocks_in_flight = 1; },
                    [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });

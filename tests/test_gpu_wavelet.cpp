@@ -164,22 +164,20 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
   }
   // And with every 2D level's details prefetched raw a step ahead however
   // short the warps' chains, and with none (each decoded where it is
-  // loaded): wavelet_gpu::coded_raw_min_pairs, coded_raw_prefetch.
+  // loaded): wavelet_gpu::dwt_tuning's coded_raw_min_pairs, coded_raw_prefetch.
   // (Raw: with levels without low bits on their own kernel, the default, and
   // on the kernel with the window: coded_shift_free.)
-  const int min_pairs = cuda::wavelet_gpu::coded_raw_min_pairs;
+  const cuda::dwt::Tuning tuning = cuda::wavelet_gpu::dwt_tuning;
   for (const int mode : {0, 1, 2}) {  // raw, raw with the window everywhere, decoded where loaded
     cuda::wavelet_gpu::coded_detail_levels = 32;
     cuda::wavelet_gpu::coded_level_min_samples = 0;
-    cuda::wavelet_gpu::coded_raw_prefetch = mode < 2;
-    cuda::wavelet_gpu::coded_shift_free = mode == 0;
-    cuda::wavelet_gpu::coded_raw_min_pairs = 0;
+    cuda::wavelet_gpu::dwt_tuning.coded_raw_prefetch = mode < 2;
+    cuda::wavelet_gpu::dwt_tuning.coded_shift_free = mode == 0;
+    cuda::wavelet_gpu::dwt_tuning.coded_raw_min_pairs = 0;
     const GpuResult r = gpu_decode(stream.data(), stream.size());
     cuda::wavelet_gpu::coded_detail_levels = coded_levels;
     cuda::wavelet_gpu::coded_level_min_samples = min_samples;
-    cuda::wavelet_gpu::coded_raw_prefetch = true;
-    cuda::wavelet_gpu::coded_shift_free = true;
-    cuda::wavelet_gpu::coded_raw_min_pairs = min_pairs;
+    cuda::wavelet_gpu::dwt_tuning = tuning;
     ASSERT_FALSE(r.threw) << r.what;
     EXPECT_TRUE(r.out == want) << "every 2D level's details "
                                << (mode == 0 ? "prefetched raw" : mode == 1 ? "prefetched raw, window kernel"

@@ -104,6 +104,44 @@ __device__ __forceinline__ void unpack_symbols(uint32_t width, uint32_t s0, uint
   }
 }
 
+// The raw words of the N symbols from index i0 (a multiple of N): one
+// vector load (s1 only for four 2-byte symbols).
+template <int N>
+__device__ __forceinline__ void load_symbol_words(const DetailBand& b, uint64_t i0, uint32_t& s0, uint32_t& s1) {
+  if (b.width == 2) {
+    if constexpr (N == 4) {
+      const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
+      s0 = v.x, s1 = v.y;
+    } else {
+      s0 = *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0);
+    }
+  } else {
+    s0 = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
+                : uint32_t{*reinterpret_cast<const uint16_t*>(b.symbols + i0)};
+  }
+}
+
+// The low-bit window of the values from index i0 (k > 0): four words from
+// w0 = i0 k / 32, zero past the group's words.
+__device__ __forceinline__ void load_window(const DetailBand& b, uint64_t i0, uint32_t (&win)[4]) {
+  const uint64_t w0 = i0 * b.shift / 32;
+#pragma unroll
+  for (int w = 0; w < 4; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
+}
+
+// The values of N coefficients from their symbols and, where the band has
+// low bits (kLow and k > 0), the window.
+template <int N, int OFF, bool kLow, int V>
+__device__ __forceinline__ void coded_values(const DetailBand& b, uint64_t i0, const uint32_t (&sym)[N],
+                                             const uint32_t (&win)[4], int32_t (&c)[V], unsigned long long* wide) {
+  if (!kLow || b.shift == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
+    return;
+  }
+  if constexpr (kLow) finish_coded<N, OFF>(b, i0, sym, win, c, wide);
+}
+
 // N coefficients of row y of band b at columns x0 .. into c[OFF, OFF + N),
 // the columns clamped to [0, b.nx) as load_part clamps them (value by value
 // at a band's edge): the symbols with one vector load where they lie
@@ -131,28 +169,15 @@ __device__ __forceinline__ void load_coded(const DetailBand& b, int x0, int y, i
 #pragma unroll
     for (int i = 0; i < N; ++i)
       sym[i] = b.width == 2 ? reinterpret_cast<const uint16_t*>(b.symbols)[i0 + i] : b.symbols[i0 + i];
-  } else if (b.width == 2) {
-    if constexpr (N == 4) {
-      const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
-      unpack_symbols<N>(2, v.x, v.y, sym);
-    } else {
-      unpack_symbols<N>(2, *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0), 0, sym);
-    }
   } else {
-    const uint32_t v = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
-                              : *reinterpret_cast<const uint16_t*>(b.symbols + i0);
-    unpack_symbols<N>(1, v, 0, sym);
+    uint32_t s0, s1 = 0;
+    load_symbol_words<N>(b, i0, s0, s1);
+    unpack_symbols<N>(b.width, s0, s1, sym);
   }
-  if (b.shift == 0) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
-    return;
-  }
-  const uint64_t w0 = i0 * b.shift / 32;
   uint32_t win[4];
-#pragma unroll
-  for (int w = 0; w < 4; ++w) win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
-  finish_coded<N, OFF>(b, i0, sym, win, c, wide);
+  if (b.shift == 0) return coded_values<N, OFF, false>(b, i0, sym, win, c, wide);
+  load_window(b, i0, win);
+  coded_values<N, OFF, true>(b, i0, sym, win, c, wide);
 }
 
 // load_coded in two halves, so that a step's loads are all in flight before
@@ -175,22 +200,8 @@ template <int N, bool kLow>
 __device__ __forceinline__ void issue_coded(const DetailBand& b, int x0, int y, CodedRaw& r) {
   const uint64_t i0 = b.index0 + static_cast<uint64_t>(y) * b.nx + static_cast<uint64_t>(x0);
   if (!coded_fast<N>(b, x0, i0)) return;
-  if (b.width == 2) {
-    if constexpr (N == 4) {
-      const uint2 v = *reinterpret_cast<const uint2*>(b.symbols + 2 * i0);
-      r.s0 = v.x, r.s1 = v.y;
-    } else {
-      r.s0 = *reinterpret_cast<const uint32_t*>(b.symbols + 2 * i0);
-    }
-  } else {
-    r.s0 = N == 4 ? *reinterpret_cast<const uint32_t*>(b.symbols + i0)
-                  : uint32_t{*reinterpret_cast<const uint16_t*>(b.symbols + i0)};
-  }
-  if (kLow && b.shift) {
-    const uint64_t w0 = i0 * b.shift / 32;
-#pragma unroll
-    for (int w = 0; w < 4; ++w) r.win[w] = w0 + w < b.low_words ? b.low[w0 + w] : 0u;
-  }
+  load_symbol_words<N>(b, i0, r.s0, r.s1);
+  if (kLow && b.shift) load_window(b, i0, r.win);
 }
 template <int N, int OFF, bool kLow, int V>
 __device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y, const CodedRaw& r, int32_t (&c)[V],
@@ -199,12 +210,7 @@ __device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y,
   if (!coded_fast<N>(b, x0, i0)) return load_coded<N, OFF>(b, x0, y, c, wide);
   uint32_t sym[N];
   unpack_symbols<N>(b.width, r.s0, r.s1, sym);
-  if (!kLow || b.shift == 0) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) c[OFF + i] = unzigzag(sym[i]);
-    return;
-  }
-  if constexpr (kLow) finish_coded<N, OFF>(b, i0, sym, r.win, c, wide);
+  coded_values<N, OFF, kLow>(b, i0, sym, r.win, c, wide);
 }
 
 // kCoded (a 2D level of the wavelet decoder, X and Y): the three detail

@@ -345,12 +345,12 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   if (direct)
     cuda::dwt::inverse(coeffs, samples, p.w.frame.width == 1 ? DwtSample::u8 : DwtSample::u16, p.shape, h.levels,
                        reinterpret_cast<uint64_t*>(status + wg::kStatusDwt), d_temp + L.dwt, L.dwt_bytes, stream,
-                       wg::codec_dwt_tuning(), coded_plane, use_coded ? coded.levels : 0);
+                       wg::dwt_tuning, coded_plane, use_coded ? coded.levels : 0);
   else
     for (unsigned pl = 0; pl < h.image.planes; ++pl)
       cuda::dwt::inverse(coeffs + pl * p.pixels, planes + pl * p.pixels, DwtSample::i32, p.shape, h.levels,
                          reinterpret_cast<uint64_t*>(status + wg::kStatusDwt + pl), d_temp + L.dwt, L.dwt_bytes,
-                         stream, wg::codec_dwt_tuning(),
+                         stream, wg::dwt_tuning,
                          coded_plane ? coded_plane + std::size_t{pl} * coded.levels : nullptr,
                          use_coded ? coded.levels : 0);
   phase(3);

@@ -225,7 +225,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     std::vector<cudaEvent_t> level_done(h.levels, nullptr);
     for (unsigned k = 0; k < early_levels; ++k) level_done[k] = events.make();
     cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h.levels, status + kStatusDwt + p, t + L.dwt,
-                       L.dwt_bytes, stream, wg::codec_dwt_tuning(), band_tops.empty() ? nullptr : band_tops[p].data(),
+                       L.dwt_bytes, stream, wg::dwt_tuning, band_tops.empty() ? nullptr : band_tops[p].data(),
                        level_done.data());
     for (unsigned k = 0; k < early_levels; ++k) {  // plane p's level k + 1
       CUDA_CHECK(cudaStreamWaitEvent(early_stream, level_done[k], 0));

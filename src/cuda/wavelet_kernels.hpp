@@ -145,24 +145,11 @@ extern bool batched_area_reads;
 // larger are read again. false: a round for the fixed headers, then one for
 // the areas, at each of the two levels (four waits). The benchmark compares.
 extern bool speculative_header_reads;
-// The codec's 5/3 transforms (encoder and decoder) take this as their
-// Tuning::min_warps (dwt53_gpu.hpp): coarse levels with fewer row pairs a
-// warp. 0 keeps pairs_per_warp at every level (the benchmark compares).
-// Not thread-safe.
-extern int dwt_min_warps;
-// The decoder's inverse takes these as its Tuning::coded_raw_prefetch and
-// coded_raw_min_pairs (the benchmark compares; tests take every level that
-// way too). Not thread-safe.
-extern bool coded_raw_prefetch;
-extern int coded_raw_min_pairs;
-extern bool coded_shift_free;
-inline dwt::Tuning codec_dwt_tuning() {
-  dwt::Tuning t;
-  t.min_warps = dwt_min_warps;
-  t.coded_raw_prefetch = coded_raw_prefetch;
-  t.coded_raw_min_pairs = coded_raw_min_pairs;
-  t.coded_shift_free = coded_shift_free;
-  return t;
-}
+// The Tuning (dwt53_gpu.hpp) the codec's 5/3 transforms take, encoder and
+// decoder: the defaults, which the benchmark and the tests change one field
+// at a time (min_warps 0 keeps pairs_per_warp at every level; the coded
+// inverse's raw prefetch off, at every chain length, or with the window
+// kernel everywhere). Not thread-safe.
+extern dwt::Tuning dwt_tuning;
 
 }  // namespace vlec::cuda::wavelet_gpu
