@@ -100,7 +100,7 @@ __device__ __forceinline__ uint32_t length_at(const uint32_t* offset, unsigned l
 __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const JobList list) {
   using Scan = cub::BlockScan<uint32_t, kThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
-  __shared__ uint32_t count[32], first[32], offset[32], coded;
+  __shared__ uint32_t count[32], first[32], offset[32], bound[32], coded;
   extern __shared__ uint32_t s_tables[];
   const TableJob j = *list.jobs[blockIdx.x];
   const uint8_t* lengths = reinterpret_cast<const uint8_t*>(list.jobs[blockIdx.x]) + kJobBytes;
@@ -123,21 +123,32 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
   // length: a lane sums 16 consecutive threads' counts, the warp scans the
   // lane sums, the lane writes its threads' starts.
   for (unsigned l = 1 + warp; l <= L; l += kThreads / 32) {
-    uint32_t* row = place + l * kThreads;
-    constexpr unsigned kPerLane = kThreads / 32;
+    // (16-byte accesses: a lane's 16 words as 4, where word accesses 16
+    // apart met 16-way bank conflicts.)
+    uint4* row = reinterpret_cast<uint4*>(place + l * kThreads) + lane * 4;
+    uint32_t c[16];
+#pragma unroll
+    for (unsigned q = 0; q < 4; ++q) {
+      const uint4 v = row[q];
+      c[4 * q] = v.x, c[4 * q + 1] = v.y, c[4 * q + 2] = v.z, c[4 * q + 3] = v.w;
+    }
     uint32_t sum = 0;
-    for (unsigned k = 0; k < kPerLane; ++k) sum += row[lane * kPerLane + k];
+#pragma unroll
+    for (unsigned k = 0; k < 16; ++k) sum += c[k];
     uint32_t inclusive = sum;
     for (unsigned d = 1; d < 32; d <<= 1) {
       const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
       if (lane >= d) inclusive += v;
     }
     uint32_t at = inclusive - sum;
-    for (unsigned k = 0; k < kPerLane; ++k) {
-      const uint32_t c = row[lane * kPerLane + k];
-      row[lane * kPerLane + k] = at;
-      at += c;
+#pragma unroll
+    for (unsigned k = 0; k < 16; ++k) {
+      const uint32_t here = at;
+      at += c[k];
+      c[k] = here;
     }
+#pragma unroll
+    for (unsigned q = 0; q < 4; ++q) row[q] = make_uint4(c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]);
     if (lane == 31) count[l] = inclusive;
   }
   __syncthreads();
@@ -152,6 +163,7 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
         first[l] = code;
         offset[l] = index;
         index += count[l];
+        if (l <= sb) bound[l] = (code + count[l]) << (sb - l);
       } else {
         count[l] = first[l] = offset[l] = 0;
       }
@@ -180,37 +192,75 @@ __global__ void __launch_bounds__(kThreads) build_decode_tables_kernel(const Job
     atomicMax(&longest[long_code(i, l) & mask], l);
   }
   __syncthreads();
-  // 3. The CPU single table, by index.
+  // 3. The CPU single table, by index, consecutive indexes across a warp's
+  // lanes, so that its stores and the `longest` reads fall on distinct banks
+  // (taken by MSB-first prefix, as before, 32 consecutive prefixes
+  // bit-reverse to indexes 2^(sb - 5) apart: one bank, 32-way conflicts,
+  // ~80 % of the kernel's shared-memory wavefronts by Nsight Compute). The
+  // canonical ranges end at bound[l] (length l's codes shifted to sb bits,
+  // non-decreasing in l), so prefix jj holds a code of length 1 + (the
+  // number of bounds <= jj) if that is at most short_max: found without a
+  // load, and a thread's symbol loads are in flight together. (Searched
+  // length by length, a shared load each, this step took ~32 k cycles for
+  // a 13-bit table; the whole kernel 58 k -> 29 k cycles, H100, clock64.)
   const unsigned short_max = min(L, sb);
-  for (uint32_t jj = t; jj < S; jj += kThreads) {
-    const uint32_t index = __brev(jj) >> (32 - sb);  // LSB-first index of the MSB-first prefix jj
-    uint32_t e = longest[index] ? huffman::kSingleLong : 0;
-    for (unsigned l = 1; l <= short_max; ++l) {
-      const uint32_t code = jj >> (sb - l);
-      if (code - first[l] < count[l]) {
-        e = __ldcg(j.sorted + offset[l] + code - first[l]) | l << 16;
-        break;
-      }
-    }
-    single[index] = e;
-  }
-  // 4. Second-level offsets, in index order: an exclusive scan of 2^(longest - sb).
-  uint32_t items[kScanItems];
+  uint32_t bounds[kMaxSingleBits];
+#pragma unroll
+  for (unsigned l = 1; l <= kMaxSingleBits; ++l) bounds[l - 1] = l <= short_max ? bound[l] : ~0u;
+  uint32_t found_len[kScanItems], found_at[kScanItems];  // kScanItems: a thread's share of the 2^13 indexes
 #pragma unroll
   for (unsigned k = 0; k < kScanItems; ++k) {
-    const uint32_t i = t * kScanItems + k;
-    const uint32_t m = i < S ? longest[i] : 0;
-    items[k] = m ? 1u << (m - sb) : 0;
+    const uint32_t index = t + k * kThreads;
+    const uint32_t jj = __brev(index) >> (32 - sb);  // the MSB-first prefix of LSB-first index `index`
+    unsigned l = 1;
+#pragma unroll
+    for (unsigned b = 0; b < kMaxSingleBits; ++b) l += bounds[b] <= jj;
+    found_len[k] = found_at[k] = 0;
+    if (index < S && l <= short_max) {
+      found_len[k] = l;
+      found_at[k] = offset[l] + (jj >> (sb - l)) - first[l];
+    }
   }
+  uint32_t symbol[kScanItems];
+#pragma unroll
+  for (unsigned k = 0; k < kScanItems; ++k) symbol[k] = found_len[k] ? __ldcg(j.sorted + found_at[k]) : 0;
+#pragma unroll
+  for (unsigned k = 0; k < kScanItems; ++k) {
+    const uint32_t index = t + k * kThreads;
+    if (index < S)
+      single[index] = found_len[k] ? symbol[k] | found_len[k] << 16 : longest[index] ? huffman::kSingleLong : 0;
+  }
+  // 4. Second-level offsets, in index order: an exclusive scan of 2^(longest - sb).
+  // (A thread's 16 consecutive entries as four 16-byte accesses, here and
+  // below: word accesses 16 apart met 16-way bank conflicts. S is a power
+  // of two, so a thread's entries are all below it or all above once S >= 16.)
+  uint32_t items[kScanItems], m[kScanItems];
+  uint4* mine = reinterpret_cast<uint4*>(longest) + t * (kScanItems / 4);
+  const bool whole = (t + 1) * kScanItems <= S;
+  if (whole) {
+#pragma unroll
+    for (unsigned q = 0; q < kScanItems / 4; ++q) {
+      const uint4 v = mine[q];
+      m[4 * q] = v.x, m[4 * q + 1] = v.y, m[4 * q + 2] = v.z, m[4 * q + 3] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < kScanItems; ++k) m[k] = t * kScanItems + k < S ? longest[t * kScanItems + k] : 0;
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kScanItems; ++k) items[k] = m[k] ? 1u << (m[k] - sb) : 0;
   Scan(scan_temp).ExclusiveSum(items, items);
   __syncthreads();  // every `longest` read before it is overwritten
 #pragma unroll
-  for (unsigned k = 0; k < kScanItems; ++k) {
-    const uint32_t i = t * kScanItems + k;
-    if (i < S) {
-      const uint32_t m = longest[i];
-      longest[i] = m && j.second_level ? items[k] << 5 | (m - sb) : 0;  // now long_info
-    }
+  for (unsigned k = 0; k < kScanItems; ++k) items[k] = m[k] && j.second_level ? items[k] << 5 | (m[k] - sb) : 0;
+  if (whole) {  // now long_info
+#pragma unroll
+    for (unsigned q = 0; q < kScanItems / 4; ++q)
+      mine[q] = make_uint4(items[4 * q], items[4 * q + 1], items[4 * q + 2], items[4 * q + 3]);
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < kScanItems; ++k)
+      if (t * kScanItems + k < S) longest[t * kScanItems + k] = items[k];
   }
   __syncthreads();
   if (j.second_level)
