@@ -235,6 +235,10 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       std::printf("  GPU decompress with %s: %.3f ms (%s, alternated with it: %.3f ms)\n", what, ms, against, base_ms);
     };
     namespace wg = cuda::wavelet_gpu;
+    // The embedded chunks' checksums checked in every decode, where by
+    // default only a frame that fails another check is decoded again with them.
+    timed_setting("every embedded chunk's checksum checked", "checked only if another check fails",
+                  [] { wg::deferred_chunk_checks = false; }, [] { wg::deferred_chunk_checks = true; });
     // The plan's header reads: a cudaMemcpyAsync a group instead of one batch
     // a round; only the fixed headers' round batched; no speculation (four
     // waits, where the speculative reads take two, more for frames with

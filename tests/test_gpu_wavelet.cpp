@@ -147,6 +147,13 @@ void check_case(const Bytes& data, const WaveletImage& im, const WaveletOptions&
   cuda::wavelet_gpu::coded_detail_bands = true;
   ASSERT_FALSE(scattered.threw) << scattered.what;
   EXPECT_TRUE(scattered.out == want) << "every coefficient scattered";
+  // And with every embedded chunk's checksum checked in the decode (by
+  // default only when another check fails: wavelet_gpu::deferred_chunk_checks).
+  cuda::wavelet_gpu::deferred_chunk_checks = false;
+  const GpuResult checked = gpu_decode(stream.data(), stream.size());
+  cuda::wavelet_gpu::deferred_chunk_checks = true;
+  ASSERT_FALSE(checked.threw) << checked.what;
+  EXPECT_TRUE(checked.out == want) << "every chunk's checksum checked";
   // And with only level 1's details read from the symbols, and with every
   // 2D level's whatever its size (the default reads levels 1-3 where their
   // bands are large: wavelet_gpu::coded_detail_levels, coded_level_min_samples).
@@ -381,6 +388,17 @@ TEST(GpuWavelet, CorruptAndTruncatedFramesAreRejected) {
       } else {
         EXPECT_TRUE(g.out == c.out) << "flip at byte " << at;
       }
+      // The same with every embedded chunk's checksum checked in the first
+      // decode (by default a frame is decoded again with them only when
+      // another check fails: wavelet_gpu::deferred_chunk_checks): the same
+      // verdict, error and message.
+      cuda::wavelet_gpu::deferred_chunk_checks = false;
+      const GpuResult checked = gpu_decode(s.data(), s.size());
+      cuda::wavelet_gpu::deferred_chunk_checks = true;
+      ASSERT_EQ(checked.threw, g.threw) << "flip at byte " << at << ": " << checked.what;
+      EXPECT_EQ(checked.code, g.code) << "flip at byte " << at;
+      EXPECT_EQ(checked.what, g.what) << "flip at byte " << at;
+      if (!g.threw) EXPECT_TRUE(checked.out == g.out) << "flip at byte " << at;
     }
     // Every group's low-bit padding (the bits after its last value): one
     // flipped bit there is corrupt_stream on both, whichever kernel reads

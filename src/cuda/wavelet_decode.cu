@@ -73,22 +73,11 @@ int64_t host_ns() {
       .count();
 }
 
-// Reads the frame's status words and every group's chunk statuses behind the
-// work on `stream`, waits for it, and throws the first error found.
-void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
+// Throws the first error the status words and chunk statuses (host copies) report.
+void throw_first_error(const Plan& p, const std::vector<uint64_t>& st,
+                       const std::vector<std::vector<uint32_t>>& chunk_status) {
   const wavelet::Header& h = p.w.header;
-  // Every group's chunk statuses and the frame's status words: one batch of
-  // copies behind the decode's last kernel, and the decode's one wait.
   const std::size_t G = p.frames.size();
-  HostReads reads;
-  std::vector<uint64_t> st;
-  std::vector<std::vector<uint32_t>> chunk_status(G);
-  reads.add(st, d_temp + p.layout.status, wavelet_gpu::kStatusWords);
-  for (std::size_t g = 0; g < G; ++g)
-    reads.add(chunk_status[g], frame_decode_status(p.frames[g], d_temp + p.layout.frame_temp[g]),
-              p.frames[g].header.chunks());
-  reads.wait(stream);
-  if (wavelet_gpu::phase_events) wavelet_gpu::phase_events->host_synced_ns = host_ns();
   for (std::size_t g = 0; g < G; ++g) check_frame_status(p.frames[g], chunk_status[g].data());
   const uint64_t none = ~uint64_t{0};
   SAFETY_CHECK(st[wavelet_gpu::kStatusWide] == none, ErrorCode::corrupt_stream, "wavelet coefficient ",
@@ -106,6 +95,33 @@ void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream) {
   SAFETY_CHECK(st[wavelet_gpu::kStatusHash] == h.samples_checksum, ErrorCode::checksum_mismatch,
                "checksum mismatch in the samples of the wavelet frame at byte ", p.w.stream_offset,
                ": the stream is corrupt");
+}
+
+// Reads the frame's status words and every group's chunk statuses behind the
+// work on `stream`, waits for it, and throws the first error found (or,
+// with `failed`, sets it instead).
+void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream, bool* failed) {
+  // Every group's chunk statuses and the frame's status words: one batch of
+  // copies behind the decode's last kernel, and the decode's one wait.
+  const std::size_t G = p.frames.size();
+  HostReads reads;
+  std::vector<uint64_t> st;
+  std::vector<std::vector<uint32_t>> chunk_status(G);
+  reads.add(st, d_temp + p.layout.status, wavelet_gpu::kStatusWords);
+  for (std::size_t g = 0; g < G; ++g)
+    reads.add(chunk_status[g], frame_decode_status(p.frames[g], d_temp + p.layout.frame_temp[g]),
+              p.frames[g].header.chunks());
+  reads.wait(stream);
+  if (wavelet_gpu::phase_events) wavelet_gpu::phase_events->host_synced_ns = host_ns();
+  if (failed) {
+    try {
+      throw_first_error(p, st, chunk_status);
+    } catch (const Error&) {
+      *failed = true;
+    }
+    return;
+  }
+  throw_first_error(p, st, chunk_status);
 }
 
 }  // namespace
@@ -196,9 +212,12 @@ CodedLevels code_levels(const cuda::wavelet_decode::Plan& p, unsigned long long*
 
 // The decode of a planned frame (device::wavelet_decompress and the host
 // API's decompress_wavelet, which plans from its host copy of the frame).
+// verify_chunks: whether the embedded frames' decoders check every chunk's
+// checksum. Without, `failed` (not null) is set where any check fails, for
+// the caller to decode again with them (decode_checked).
 std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_frame_v, void* d_out_v,
-                               std::size_t capacity,
-                               void* d_temp_v, std::size_t temp_bytes, cudaStream_t stream) {
+                               std::size_t capacity, void* d_temp_v, std::size_t temp_bytes, cudaStream_t stream,
+                               bool verify_chunks = true, bool* failed = nullptr) {
   using namespace cuda;
   using namespace cuda::wavelet_decode;
   namespace wg = wavelet_gpu;
@@ -284,6 +303,7 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
     if (!st.table.bytes.empty()) st.table.device = arena.add(st.table.bytes.data(), st.table.bytes.size());
     builds.add(std::move(st.table));  // placed: launch_placed() builds it from the arena
     huffman_args[g] = st.args;
+    huffman_args[g].verify = verify_chunks;
   }
   const auto* d_groups = static_cast<const GroupDesc*>(arena.add(p.groups.data(), sizeof(GroupDesc) * G));
   const auto* d_boxes =
@@ -373,8 +393,25 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   phase(5);
   if (staged)
     CUDA_CHECK(cudaMemcpyAsync(d_out + prefix, samples, sample_bytes, cudaMemcpyDeviceToDevice, stream));
-  check_results(p, d_temp, stream);  // waits for the stream
+  check_results(p, d_temp, stream, failed);  // waits for the stream
   return out_bytes;
+}
+
+// The decode of a planned frame, the embedded chunks' checksums checked only
+// if another check fails (wavelet_gpu::deferred_chunk_checks): the samples
+// checksum covers every decoded symbol (the inverse transform is a bijection
+// and every other check still runs), so a frame that passes decodes to the
+// symbols the chunk checksums were taken of, and their hashing (~30 % of the
+// Huffman decoders' instructions) is skipped. A frame that fails is decoded
+// again checking them, for the CPU decoder's error.
+std::size_t decode_checked(cuda::wavelet_decode::Plan& p, const void* d_frame, void* d_out, std::size_t capacity,
+                           void* d_temp, std::size_t temp_bytes, cudaStream_t stream) {
+  if (!cuda::wavelet_gpu::deferred_chunk_checks)
+    return decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
+  bool failed = false;
+  const std::size_t n = decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream, false, &failed);
+  if (!failed) return n;
+  return decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
 }
 
 }  // namespace
@@ -385,7 +422,7 @@ std::size_t wavelet_decompress(const void* d_frame, std::size_t bytes, void* d_o
   if (ev) ev->host_call_ns = cuda::host_ns();
   cuda::wavelet_decode::Plan p = cuda::wavelet_decode::make_plan(d_frame, bytes, stream);
   if (ev) ev->host_planned_ns = cuda::host_ns();
-  const std::size_t n = decompress_planned(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
+  const std::size_t n = decode_checked(p, d_frame, d_out, capacity, d_temp, temp_bytes, stream);
   if (ev) ev->host_done_ns = cuda::host_ns();
   return n;
 }
@@ -414,7 +451,7 @@ void decompress_wavelet(const wavelet::ParsedWavelet& w, uint8_t* out) {
     // One plan, from the host's copy of the headers (no reads back from the device).
     wavelet_decode::Plan p = wavelet_decode::make_plan(d_frame.get(), frame_bytes, nullptr, frame);
     SlotBuffer<uint8_t> d_temp(p.layout.total);
-    device::decompress_planned(p, d_frame.get(), d_out.get(), std::max<std::size_t>(out_bytes, 16), d_temp.get(),
+    device::decode_checked(p, d_frame.get(), d_out.get(), std::max<std::size_t>(out_bytes, 16), d_temp.get(),
                                p.layout.total, nullptr);
   } catch (const Error& e) {
     // The device decoder sees this frame at byte 0: name its place in the

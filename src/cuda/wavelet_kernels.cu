@@ -10,6 +10,7 @@ namespace vlec::cuda::wavelet_gpu {
 PhaseEvents* phase_events = nullptr;
 uint64_t parallel_group_work = uint64_t{1} << 17;
 bool batched_group_decode = true;
+bool deferred_chunk_checks = true;
 bool batched_header_reads = true;
 bool batched_area_reads = true;
 bool speculative_header_reads = true;

@@ -128,6 +128,12 @@ extern uint64_t coded_level_min_samples;
 // kernel shape (huffman_decode.hpp, the default) or one launch a group on
 // the side streams, as before (benchmarks time both). Not thread-safe.
 extern bool batched_group_decode;
+// Whether the decoder checks the embedded frames' chunk checksums only when
+// another check of the frame fails (true, the default: the samples checksum
+// covers every symbol; a frame that fails is decoded again with them, for
+// the CPU decoder's error), or in every decode (the benchmark compares).
+// Not thread-safe.
+extern bool deferred_chunk_checks;
 // Whether the decoder's plan reads the embedded frames' headers with one
 // cudaMemcpyBatchAsync a round (true, the default) or one cudaMemcpyAsync
 // a group (the probe compares).
