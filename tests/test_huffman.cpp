@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <queue>
@@ -12,6 +13,7 @@
 #include "common/bits.hpp"
 #include "huffman/chunk_codec.hpp"
 #include "huffman/codebook.hpp"
+#include "huffman/gpu_tables.hpp"
 #include "test_util.hpp"
 #include "vlec/error.hpp"
 
@@ -218,6 +220,26 @@ TEST(Codebook, SerializationRoundTripsAndIsStrict) {
     EXPECT_EQ(lengths_only.max_length, b.max_length);
     EXPECT_EQ(lengths_only.alphabet_size, b.alphabet_size);
     EXPECT_TRUE(lengths_only.codes.empty());
+    // The length counts the parse keeps (for the checks and the GPU table
+    // plan) are the lengths' histogram, and plan the same tables as a count
+    // of their own.
+    ASSERT_TRUE(lengths_only.counted);
+    std::array<uint32_t, kMaxCodeLength + 1> direct{};
+    for (const uint8_t l : b.lengths) ++direct[l];
+    direct[0] += b.alphabet_size - static_cast<uint32_t>(b.lengths.size());
+    EXPECT_EQ(lengths_only.length_counts, direct);
+    Codebook uncounted = lengths_only;
+    uncounted.counted = false;
+    uncounted.length_counts = {};
+    for (const unsigned width : {1u, 2u}) {
+      if (width == 1 && b.alphabet_size > 256) continue;
+      const GpuTablePlan p = plan_gpu_decode_tables(lengths_only, width), q = plan_gpu_decode_tables(uncounted, width);
+      EXPECT_EQ(p.gpu_single_bits, q.gpu_single_bits);
+      EXPECT_EQ(p.pair_bits, q.pair_bits);
+      EXPECT_EQ(p.use_pairs, q.use_pairs);
+      EXPECT_EQ(p.sub_entries, q.sub_entries);
+      EXPECT_EQ(p.coded_symbols, q.coded_symbols);
+    }
     // Truncation is always rejected.
     EXPECT_THROW(parse_codebook(bytes.data(), bytes.size() - 1 - rng() % 4, kMaxAlphabet, back), Error);
     EXPECT_THROW(parse_codebook(bytes.data(), bytes.size() - 1 - rng() % 4, kMaxAlphabet, back, false), Error);

@@ -293,7 +293,7 @@ std::size_t decode_table_upload_bytes(uint32_t alphabet) { return kJobBytes + (s
 
 StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigned width,
                                           const huffman::GpuTablePlan& plan, const DecodeTableRegions& to,
-                                          DeviceDecodeTable& d) {
+                                          DeviceDecodeTable& d, const HostSlot& into) {
   d = DeviceDecodeTable{};
   StagedTableBuild st;
   if (book.empty()) return st;
@@ -313,10 +313,22 @@ StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigne
   job.pair = to.pair;
   job.sorted = to.sorted;
   job.canon = to.canon;
-  st.device = to.upload;
-  st.bytes.resize(decode_table_upload_bytes(book.alphabet_size));
-  std::memcpy(st.bytes.data(), &job, sizeof job);
-  std::memcpy(st.bytes.data() + kJobBytes, book.lengths.data(), book.alphabet_size);  // the codes follow from them
+  const std::size_t upload = decode_table_upload_bytes(book.alphabet_size);
+  uint8_t* bytes = nullptr;
+  if (into.host) {
+    VLEC_REQUIRE(into.bytes >= upload, "decode table upload slot of ", into.bytes, " bytes is below ", upload);
+    st.device = into.device;
+    st.placed = true;
+    bytes = into.host;
+    std::memset(bytes + sizeof job, 0, kJobBytes - sizeof job);  // (the padding, as the vector's)
+    std::memset(bytes + kJobBytes + book.alphabet_size, 0, upload - kJobBytes - book.alphabet_size);
+  } else {
+    st.device = to.upload;
+    st.bytes.resize(upload);
+    bytes = st.bytes.data();
+  }
+  std::memcpy(bytes, &job, sizeof job);
+  std::memcpy(bytes + kJobBytes, book.lengths.data(), book.alphabet_size);  // the codes follow from them
 
   d.single = to.single;
   d.sub = to.sub;
@@ -332,7 +344,7 @@ StagedTableBuild DecodeTableBuilds::stage(const huffman::Codebook& book, unsigne
 }
 
 void DecodeTableBuilds::add(StagedTableBuild&& staged) {
-  if (!staged.bytes.empty()) jobs_.push_back(std::move(staged));
+  if (!staged.bytes.empty() || staged.placed) jobs_.push_back(std::move(staged));
 }
 
 DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned width,
@@ -345,6 +357,7 @@ DeviceDecodeTable DecodeTableBuilds::add(const huffman::Codebook& book, unsigned
 void DecodeTableBuilds::launch(cudaStream_t stream, HostWrites* writes) {
   if (jobs_.empty()) return;
   for (StagedTableBuild& st : jobs_) {
+    VLEC_REQUIRE(!st.placed, "a table build placed in the caller's upload memory goes through launch_placed");
     if (writes)
       writes->add(st.device, st.bytes, stream);
     else

@@ -46,6 +46,15 @@ std::size_t decode_table_upload_bytes(uint32_t alphabet);
 struct StagedTableBuild {
   void* device = nullptr;     // where the job and its symbols go
   std::vector<uint8_t> bytes;  // the job, then the alphabet's code lengths (a byte each, padded to 16)
+  bool placed = false;         // written straight to the caller's upload memory (bytes empty)
+};
+
+// A piece of a caller's upload memory: `bytes` bytes at `host` (pinned)
+// that reach `device` (UploadArena::reserve).
+struct HostSlot {
+  uint8_t* host = nullptr;
+  void* device = nullptr;
+  std::size_t bytes = 0;
 };
 
 // Collects codebooks, then builds all their tables with one launch.
@@ -56,8 +65,10 @@ class DecodeTableBuilds {
   // the stream the decoder uses, or one it waits for). `plan` is
   // plan_gpu_decode_tables(book, width). An empty book stages nothing
   // (bytes empty) and leaves `view` empty.
+  // With `into` (decode_table_upload_bytes of the alphabet), the job and
+  // lengths are written there, not to `bytes`, for launch_placed().
   static StagedTableBuild stage(const huffman::Codebook& book, unsigned width, const huffman::GpuTablePlan& plan,
-                                const DecodeTableRegions& to, DeviceDecodeTable& view);
+                                const DecodeTableRegions& to, DeviceDecodeTable& view, const HostSlot& into = {});
   // Add a staged build to the batch (an empty one is ignored).
   void add(StagedTableBuild&& staged);
   // stage() and add() in one.

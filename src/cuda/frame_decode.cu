@@ -70,19 +70,37 @@ std::size_t frame_decode_temp_bytes(const format::ParsedFrame& f) {
   return carve(nullptr, f.header.chunks()).total;
 }
 
+namespace {
+void write_chunk_descs(const format::ParsedFrame& f, ChunkDesc* d) {
+  for (std::size_t c = 0; c < f.index.size(); ++c) {
+    ChunkDesc e{};
+    e.offset = f.offsets[c];
+    e.stored_bytes = f.index[c].stored_bytes;
+    e.raw = f.index[c].stored_bytes == f.header.chunk_elements_of(c) * f.header.width;
+    e.checksum = f.index[c].checksum;
+    d[c] = e;
+  }
+}
+}  // namespace
+
 std::vector<ChunkDesc> chunk_descs(const format::ParsedFrame& f) {
   std::vector<ChunkDesc> d(f.index.size());
-  for (std::size_t c = 0; c < d.size(); ++c) {
-    d[c].offset = f.offsets[c];
-    d[c].stored_bytes = f.index[c].stored_bytes;
-    d[c].raw = f.index[c].stored_bytes == f.header.chunk_elements_of(c) * f.header.width;
-    d[c].checksum = f.index[c].checksum;
-  }
+  write_chunk_descs(f, d.data());
   return d;
 }
 
+std::size_t frame_decode_descs_bytes(const format::ParsedFrame& f) { return f.header.chunks() * sizeof(ChunkDesc); }
+
+std::size_t frame_decode_table_bytes(const format::ParsedFrame& f) {
+  const format::FrameHeader& h = f.header;
+  return h.chunks() && h.codec == Codec::huffman && !f.codebooks[0].empty()
+             ? decode_table_upload_bytes(f.codebooks[0].alphabet_size)
+             : 0;
+}
+
 StagedFrameDecode stage_frame_decode(const format::ParsedFrame& f, const uint8_t* d_payload, void* d_out,
-                                     void* d_temp, std::size_t temp_bytes) {
+                                     void* d_temp, std::size_t temp_bytes, const HostSlot& descs_slot,
+                                     const HostSlot& table_slot) {
   const format::FrameHeader& h = f.header;
   VLEC_REQUIRE(frame_decodable(h) && !rle_path(h), "the GPU Huffman decoder does not take ",
                to_string(h.codec), " frames");
@@ -92,19 +110,25 @@ StagedFrameDecode stage_frame_decode(const format::ParsedFrame& f, const uint8_t
   if (chunks == 0) return st;
   const Temp t = carve(d_temp, chunks);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  st.descs = chunk_descs(f);
-  st.descs_device = t.descs;
+  if (descs_slot.host) {
+    VLEC_REQUIRE(descs_slot.bytes >= frame_decode_descs_bytes(f), "chunk descriptor slot too small");
+    write_chunk_descs(f, reinterpret_cast<ChunkDesc*>(descs_slot.host));
+    st.descs_device = descs_slot.device;
+  } else {
+    st.descs = chunk_descs(f);
+    st.descs_device = t.descs;
+  }
   if (h.codec == Codec::huffman) {
     // The tables are built on the GPU from the codebook (decode_tables_gpu.hpp).
     const huffman::GpuTablePlan plan = huffman::plan_gpu_decode_tables(f.codebooks[0], h.width);
     VLEC_REQUIRE(plan.sub_entries <= huffman::kMaxSubEntries, "GPU decode tables larger than their temporary storage");
     st.table = DecodeTableBuilds::stage(f.codebooks[0], h.width, plan,
                                         DecodeTableRegions{t.single, t.sub, t.pair, t.sorted, t.canon, t.upload},
-                                        a.table);
+                                        a.table, table_slot);
   }
   a.payload = d_payload;
   a.payload_bytes = h.frame_bytes - h.header_area_bytes();
-  a.chunks = t.descs;
+  a.chunks = static_cast<const ChunkDesc*>(st.descs_device);
   a.chunk_count = chunks;
   a.chunk_elements = h.chunk_elements;
   a.elements = h.elements;
@@ -117,11 +141,13 @@ StagedFrameDecode stage_frame_decode(const format::ParsedFrame& f, const uint8_t
 HuffmanDecodeArgs enqueue_frame_decode(StagedFrameDecode&& st, cudaStream_t stream, HostWrites* writes,
                                        DecodeTableBuilds* builds) {
   if (st.args.chunk_count == 0) return st.args;
-  if (writes)
-    writes->add(st.descs_device, st.descs, stream);
-  else
-    CUDA_CHECK(cudaMemcpyAsync(st.descs_device, st.descs.data(), st.descs.size() * sizeof(ChunkDesc),
-                               cudaMemcpyHostToDevice, stream));
+  if (!st.descs.empty()) {  // (empty where the caller placed them: stage_frame_decode's slots)
+    if (writes)
+      writes->add(st.descs_device, st.descs, stream);
+    else
+      CUDA_CHECK(cudaMemcpyAsync(st.descs_device, st.descs.data(), st.descs.size() * sizeof(ChunkDesc),
+                                 cudaMemcpyHostToDevice, stream));
+  }
   // Built here, or with the caller's other frames' when it passes `builds`.
   DecodeTableBuilds local;
   (builds ? *builds : local).add(std::move(st.table));

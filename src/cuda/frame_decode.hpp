@@ -59,8 +59,17 @@ struct StagedFrameDecode {
   std::vector<ChunkDesc> descs;
   StagedTableBuild table;  // empty for a raw frame
 };
+// With slots (frame_decode_upload_bytes: the chunk descriptors', the
+// table build's), the descriptors and the build's job are written to the
+// caller's pinned upload memory, where the decode reads them from once it is
+// copied (`descs` stays empty, `args.chunks` is the slot's device address,
+// the table's build is placed): no vectors to fill and copy again.
 StagedFrameDecode stage_frame_decode(const format::ParsedFrame& frame, const uint8_t* d_payload, void* d_out,
-                                     void* d_temp, std::size_t temp_bytes);
+                                     void* d_temp, std::size_t temp_bytes, const HostSlot& descs_slot = {},
+                                     const HostSlot& table_slot = {});
+// The bytes of stage_frame_decode's two slots for this (Huffman or raw) frame.
+std::size_t frame_decode_descs_bytes(const format::ParsedFrame& frame);
+std::size_t frame_decode_table_bytes(const format::ParsedFrame& frame);
 HuffmanDecodeArgs enqueue_frame_decode(StagedFrameDecode&& staged, cudaStream_t stream, HostWrites* writes = nullptr,
                                        DecodeTableBuilds* builds = nullptr);
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -283,6 +284,14 @@ class UploadArena {
     if (bytes) std::memcpy(host_.get() + at, src, bytes);
     used_ = std::min(capacity_, (at + bytes + 15) / 16 * 16);
     return device_ + at;
+  }
+  // `bytes` bytes for the caller to fill in place: their host address
+  // (pinned) and the device address they will have after flush().
+  std::pair<uint8_t*, void*> reserve(std::size_t bytes) {
+    const std::size_t at = used_;
+    VLEC_REQUIRE(at + bytes <= capacity_, "upload arena of ", capacity_, " bytes is full");
+    used_ = std::min(capacity_, (at + bytes + 15) / 16 * 16);
+    return {host_.get() + at, device_ + at};
   }
   void flush(cudaStream_t stream) {
     if (used_) CUDA_CHECK(cudaMemcpyAsync(device_, host_.get(), used_, cudaMemcpyHostToDevice, stream));

@@ -281,26 +281,32 @@ std::size_t decompress_planned(cuda::wavelet_decode::Plan& p, const void* d_fram
   const std::vector<wg::BoxDesc>& scatter_boxes = use_coded ? coded.scatter_boxes : p.boxes;
   const uint64_t scatter_total = use_coded ? coded.scatter_total : p.w.frame.elements;
   mark(0);
-  // The host's share (table plans, upload words) on several threads where
-  // the codebooks are large; the uploads and launches in group order.
+  // Every group's chunk descriptors and table build job, and the scatter's
+  // group and box descriptors, go up as one copy (UploadArena). The groups'
+  // places are taken first and filled in place by the staging (the host's
+  // share: descriptors, table plans, upload words; on several threads where
+  // the codebooks are large), with no vectors filled and copied again.
+  UploadArena arena(d_temp + L.uploads, L.uploads_bytes);
+  std::vector<HostSlot> descs_slot(G), table_slot(G);
+  auto take = [&](std::size_t bytes) {
+    if (!bytes) return HostSlot{};
+    const auto [host, device] = arena.reserve(bytes);
+    return HostSlot{host, device, bytes};
+  };
+  for (std::size_t g = 0; g < G; ++g) {
+    if (rle_path(p.frames[g].header)) continue;
+    descs_slot[g] = take(frame_decode_descs_bytes(p.frames[g]));
+    table_slot[g] = take(frame_decode_table_bytes(p.frames[g]));
+  }
   for_each_group(G, symbols, [&](std::size_t g) {
     if (!rle_path(p.frames[g].header))
       stages[g] = stage_frame_decode(p.frames[g], frame_payload[g], d_temp + L.recon + L.symbols[g],
-                                     d_temp + L.frame_temp[g], L.frame_temp_bytes[g]);
+                                     d_temp + L.frame_temp[g], L.frame_temp_bytes[g], descs_slot[g], table_slot[g]);
   });
   mark(1);
-  // Every group's chunk descriptors and table build job, and the scatter's
-  // group and box descriptors, go up as one copy (UploadArena).
-  // (Filling the places on several threads gained nothing measurable for
-  // hdr_room16's ~3 MB of table words: its enqueue stayed at 0.51 ms.)
-  UploadArena arena(d_temp + L.uploads, L.uploads_bytes);
   for (std::size_t g = 0; g < G; ++g) {
     if (rle_path(p.frames[g].header)) continue;
     StagedFrameDecode& st = stages[g];
-    if (st.args.chunk_count)
-      st.args.chunks =
-          static_cast<const ChunkDesc*>(arena.add(st.descs.data(), st.descs.size() * sizeof(ChunkDesc)));
-    if (!st.table.bytes.empty()) st.table.device = arena.add(st.table.bytes.data(), st.table.bytes.size());
     builds.add(std::move(st.table));  // placed: launch_placed() builds it from the arena
     huffman_args[g] = st.args;
     huffman_args[g].verify = verify_chunks;

@@ -260,8 +260,7 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
   std::size_t upload_bytes = sizeof(GroupDesc) * G + sizeof(BoxDesc) * p.boxes.size(), pieces = 2;
   for (const format::ParsedFrame& f : p.frames) {
     if (rle_path(f.header)) continue;
-    upload_bytes += sizeof(ChunkDesc) * f.header.chunks() +
-                    (f.header.codec == Codec::huffman ? decode_table_upload_bytes(f.codebooks[0].alphabet_size) : 0);
+    upload_bytes += frame_decode_descs_bytes(f) + frame_decode_table_bytes(f);  // (the decode's slots)
     pieces += 2;
   }
   L.uploads_bytes = UploadArena::bytes_for(upload_bytes, pieces);

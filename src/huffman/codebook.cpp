@@ -268,14 +268,21 @@ void canonical_codes(Codebook& book, bool assign) {
   const uint8_t* lengths = book.lengths.data();
   std::array<std::array<uint32_t, kSlots>, kParts> count{};
   uint8_t longest_byte = 0;
-  for (std::size_t i = 0; i < part; ++i)
-    for (unsigned q = 0; q < kParts; ++q) {
-      const std::size_t s = q * part + i;
-      if (s >= n) break;
-      const uint8_t l = lengths[s];
-      longest_byte = std::max(longest_byte, l);
-      ++count[q][std::min<unsigned>(l, kSlots - 1)];  // an over-long length is refused below
-    }
+  // The checks alone take parse_codebook's counts (lengths <= kMaxCodeLength,
+  // all in part 0); assigning codes needs each part's own counts.
+  if (book.counted && !assign) {
+    for (unsigned l = 0; l <= kMaxCodeLength; ++l)
+      if ((count[0][l] = book.length_counts[l]) && l) longest_byte = static_cast<uint8_t>(l);
+  } else {
+    for (std::size_t i = 0; i < part; ++i)
+      for (unsigned q = 0; q < kParts; ++q) {
+        const std::size_t s = q * part + i;
+        if (s >= n) break;
+        const uint8_t l = lengths[s];
+        longest_byte = std::max(longest_byte, l);
+        ++count[q][std::min<unsigned>(l, kSlots - 1)];  // an over-long length is refused below
+      }
+  }
   SAFETY_CHECK(longest_byte <= kMaxCodeLength, ErrorCode::corrupt_stream, "code length ", unsigned{longest_byte},
                " exceeds the maximum of ", kMaxCodeLength);
   const unsigned longest = longest_byte;
@@ -361,6 +368,7 @@ std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_a
   uint32_t flagged = 0;
   for (uint32_t g = 0; g < groups; ++g) flagged += flags[g] = static_cast<uint8_t>(r.get(1));
   book.lengths.assign(n, 0);
+  std::array<std::array<uint32_t, kMaxCodeLength + 1>, 4> counts{};  // by length, of the flagged groups' fields
   // The GPU decoder plans from the host copy of every embedded codebook
   // before its first decode, so the fields are read without a check each:
   // the section is checked once to hold them all, a group's 16 fields come
@@ -408,6 +416,10 @@ std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_a
     SAFETY_CHECK(any, ErrorCode::corrupt_stream, "codebook group ", g, " is flagged but empty");
     const uint64_t count = past_end ? n - first : kGroup;
     std::memcpy(book.lengths.data() + first, field, count);
+    // (Fields past the alphabet are zero, checked above; every field is at
+    // most max_length here. Four counters a length: equal neighbours do not
+    // chain their increments.)
+    for (unsigned k = 0; k < kGroup; ++k) ++counts[k % 4][field[k]];
   }
   SAFETY_CHECK(book.lengths[n - 1] != 0, ErrorCode::corrupt_stream,
                "codebook alphabet size ", n, " is not minimal");
@@ -418,6 +430,11 @@ std::size_t parse_codebook(const uint8_t* data, std::size_t size, uint32_t max_a
   for (std::size_t i = used; i < total; ++i)
     SAFETY_CHECK(data[i] == 0, ErrorCode::corrupt_stream, "codebook padding bytes not zero");
   book.alphabet_size = n;
+  for (unsigned l = 1; l <= kMaxCodeLength; ++l)
+    book.length_counts[l] = counts[0][l] + counts[1][l] + counts[2][l] + counts[3][l];
+  book.length_counts[0] = static_cast<uint32_t>(n);
+  for (unsigned l = 1; l <= kMaxCodeLength; ++l) book.length_counts[0] -= book.length_counts[l];
+  book.counted = true;
   canonical_codes(book, codes);
   SAFETY_CHECK(book.max_length == max_length, ErrorCode::corrupt_stream, "codebook maximum length ",
                max_length, " does not match its longest code ", book.max_length);

@@ -68,6 +68,11 @@ struct Codebook {
   unsigned max_length = 0;       // longest code (0 only for an empty codebook)
   std::vector<uint8_t> lengths;  // per symbol; 0 = no code
   std::vector<uint32_t> codes;   // per symbol: the code, bit-reversed for LSB-first output
+  // How many symbols have each length, where `counted` (parse_codebook
+  // counts them as it reads the fields, so that the checks and the GPU
+  // decoder's table plan need no pass over the lengths of their own).
+  std::array<uint32_t, kMaxCodeLength + 1> length_counts{};
+  bool counted = false;
 
   bool empty() const { return max_length == 0; }
 };

@@ -33,7 +33,9 @@ GpuTablePlan plan_gpu_decode_tables(const Codebook& book, unsigned width) {
   // 2^11 and 2^13 entries had cost 1.8 us a codebook of 136 symbols, 6.8 us
   // one of 437 and 29 us one of 10,003 (16-bit level-1 groups).
   std::array<uint64_t, kMaxCodeLength + 1> n{};
-  {
+  if (book.counted) {  // (parse_codebook counted them)
+    for (unsigned l = 0; l <= kMaxCodeLength; ++l) n[l] = book.length_counts[l];
+  } else {
     std::array<std::array<uint32_t, kMaxCodeLength + 1>, 4> part{};
     const uint8_t* lengths = book.lengths.data();
     uint32_t s = 0;
