@@ -15,7 +15,9 @@
 // RCT, range, interleave, byte order) and the samples checksum. One wait at
 // the end; the error words are read in the CPU decoder's order (embedded
 // frames by group, joined coefficients, transform by plane, range,
-// checksum).
+// checksum). The embedded chunks' own checksums are left to a second decode
+// of a frame that fails a check (decode_checked): the samples checksum
+// covers every symbol of a frame that passes.
 //
 // Temp storage is a few regions, several of them reused: the symbols of all
 // groups share the reconstructed planes' region (the scatter has consumed
