@@ -28,12 +28,14 @@
 // streams that vlec keeps per device, forked from and joined back to the
 // caller's stream with events, so the ordering is the same). To plan, the
 // host reads the frame's header area and the header area of each group's
-// embedded frame (codebooks and chunk index): 2 + 2 G small copies on the
-// caller's stream, each waited for (cudaStreamSynchronize), and checks them
-// with the CPU reader's code
+// embedded frame (codebooks and chunk index): two or three batched copies on
+// the caller's stream, each waited for (cudaStreamSynchronize), and checks
+// them with the CPU reader's code
 // (wavelet/frame_format.hpp, format/frame.hpp). Everything else stays on the
-// GPU: every group's embedded frame is decoded and verified there (chunk
-// checksums included), the symbols and low bits are joined, unzigzagged and
+// GPU: every group's embedded frame is decoded and checked there (codes,
+// sizes, padding; the chunks' own checksums only in a second decode of a
+// frame that fails a check, since the samples checksum covers every symbol
+// of one that passes), the symbols and low bits are joined, unzigzagged and
 // scattered to the subbands of each plane, the planes go through the inverse
 // 5/3 transform (vlec/device_dwt.hpp), the inverse colour transform, the
 // range check, interleaving and byte order, and the samples checksum is
