@@ -59,8 +59,8 @@ struct StagedFrameDecode {
   std::vector<ChunkDesc> descs;
   StagedTableBuild table;  // empty for a raw frame
 };
-// With slots (frame_decode_upload_bytes: the chunk descriptors', the
-// table build's), the descriptors and the build's job are written to the
+// With slots (frame_decode_descs_bytes and frame_decode_table_bytes of
+// them), the descriptors and the build's job are written to the
 // caller's pinned upload memory, where the decode reads them from once it is
 // copied (`descs` stays empty, `args.chunks` is the slot's device address,
 // the table's build is placed): no vectors to fill and copy again.

@@ -279,11 +279,9 @@ class UploadArena {
       : device_(static_cast<uint8_t*>(device)), capacity_(capacity), host_(std::max<std::size_t>(capacity, 16)) {}
   // The device address `bytes` bytes of `src` will have after flush().
   void* add(const void* src, std::size_t bytes) {
-    const std::size_t at = used_;
-    VLEC_REQUIRE(at + bytes <= capacity_, "upload arena of ", capacity_, " bytes is full");
-    if (bytes) std::memcpy(host_.get() + at, src, bytes);
-    used_ = std::min(capacity_, (at + bytes + 15) / 16 * 16);
-    return device_ + at;
+    const auto [host, device] = reserve(bytes);
+    if (bytes) std::memcpy(host, src, bytes);
+    return device;
   }
   // `bytes` bytes for the caller to fill in place: their host address
   // (pinned) and the device address they will have after flush().

@@ -115,15 +115,12 @@ void check_results(const Plan& p, const uint8_t* d_temp, cudaStream_t stream, bo
               p.frames[g].header.chunks());
   reads.wait(stream);
   if (wavelet_gpu::phase_events) wavelet_gpu::phase_events->host_synced_ns = host_ns();
-  if (failed) {
-    try {
-      throw_first_error(p, st, chunk_status);
-    } catch (const Error&) {
-      *failed = true;
-    }
-    return;
+  try {
+    throw_first_error(p, st, chunk_status);
+  } catch (const Error&) {
+    if (!failed) throw;
+    *failed = true;
   }
-  throw_first_error(p, st, chunk_status);
 }
 
 }  // namespace
