@@ -16,8 +16,10 @@
 // wavelet_encode_kernels.hpp, encode_phases), its frame compared byte for
 // byte with the CPU writer's, and decoded again on the GPU.
 //
-//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [image.pgm ...]
+//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--symbols-walk] [image.pgm ...]
 //
+// --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
+// that kernel; cuda::wavelet_gpu::symbols_row_tiles).
 // --profile runs, per input, two warm-ups and then one GPU compress or
 // decompress between cudaProfilerStart and cudaProfilerStop, and nothing
 // else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
@@ -615,6 +617,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     const unsigned early = wg::early_histogram_levels;
     timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
                    [&] { wg::early_histogram_levels = early; });
+    timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
+                   [] { wg::symbols_row_tiles = true; });
     timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
     timed_compress("the host's reads a copy a piece", "one batch a wait",
@@ -691,6 +695,7 @@ int main(int argc, char** argv) {
     if (a == "--size" && i + 1 < argc) size = std::stoul(argv[++i]);
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
     else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
+    else if (a == "--symbols-walk") cuda::wavelet_gpu::symbols_row_tiles = false;  // (for profiling the other kernel)
     else files.push_back(a);
   }
   if (!profile_op.empty() && profile_op != "compress" && profile_op != "decompress") {

@@ -297,6 +297,42 @@ TEST(GpuWaveletEncode, LargeImages) {
   check_case(photo(vol, seed + 4, 5.0), vol, {}, "volume");
 }
 
+// The symbols kernel's straight path for whole tiles inside one row of
+// their box, against the walk of every tile: images 4,096 wide (level 0's
+// box and level 1's four have rows of whole 2,048-value tiles) and 4,100
+// wide (no box has), smooth and noisy (low bits below the symbols), u8 and
+// u16, one plane and three (RCT), a container prefix (a frame's symbols
+// start anywhere), and at several level counts so that groups merge boxes
+// whose first symbols sit at any group index (the path then needs the
+// tile's first symbol at a multiple of 4 and falls back otherwise).
+TEST(GpuWaveletEncode, SymbolsOfWholeRowTiles) {
+  REQUIRE_GPU();
+  const uint64_t seed = seed_for(61);
+  std::size_t cases = 0;
+  for (std::size_t width : {4096, 4100})
+    for (DType t : {DType::u8, DType::u16})
+      for (unsigned planes : {1u, 3u}) {
+        const WaveletImage im = image(width, 21, 1, planes, t);
+        const Bytes smooth = photo(im, seed + width + 10 * planes + static_cast<unsigned>(t), 2.0);
+        const Bytes rough = noise(im, seed + 7 * width + planes + static_cast<unsigned>(t));
+        for (unsigned levels : {0u, 1u, 3u}) {
+          WaveletOptions o;
+          o.levels = levels;
+          o.colour_transform = planes == 3;
+          if (levels == 1) o.container_prefix = {1, 2, 3};
+          for (bool row_tiles : {true, false}) {
+            cuda::wavelet_gpu::symbols_row_tiles = row_tiles;
+            const std::string how = row_tiles ? "row tiles straight" : "every tile walked";
+            check_case(smooth, im, o, "smooth, " + how);
+            check_case(rough, im, o, "noise, " + how);
+            cases += 2;
+          }
+          cuda::wavelet_gpu::symbols_row_tiles = true;
+        }
+      }
+  std::cout << cases << " frames written on the GPU" << std::endl;
+}
+
 // A flat 16-bit image with sparse full-range spikes: level 1's boxes are
 // wide (their tops need ~65,536 bins) and nearly every value falls in bin 0,
 // so the wide histogram's 16-bit shared counters reach a chunk's whole

@@ -373,7 +373,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   if (low_used) CUDA_CHECK(cudaMemsetAsync(t + L.low, 0, low_used, stream));
   wg::launch_symbols(geo, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
                      static_cast<uint32_t>(sym_boxes.size()), sym_tile_count,
-                     reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs, stream);
+                     reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs,
+                     wg::mostly_row_tiles(sym_boxes.data(), sym_boxes.size()), stream);
   // The codebooks (Huffman, as every group of a photograph turns out) on the
   // side streams while the symbols kernel runs: each is one block's
   // latency-bound work (30-100 us), which otherwise heads its frame's chain.

@@ -80,8 +80,18 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
                       const uint32_t* tops, unsigned long long* hist, cudaStream_t stream);
 // Symbols and low bits of every group; runs[group] (zeroed before) += the
 // values that start a run (differ from the value before in the group).
+// row_tiles: the kernel with a straight path for whole tiles inside one row
+// of their box (mostly_row_tiles decides from the host's copy of the boxes).
 void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
-                    const EncodeGroup* groups, unsigned long long* runs, cudaStream_t stream);
+                    const EncodeGroup* groups, unsigned long long* runs, bool row_tiles, cudaStream_t stream);
+// Whether at least half of the boxes' tiles lie in boxes whose rows are
+// whole tiles (and symbols_row_tiles is set).
+bool mostly_row_tiles(const EncodeBox* boxes, std::size_t count);
+// Whether the symbols kernel may take whole tiles inside one row of their
+// box by its straight path (true, the default: where they are at least half
+// of the tiles) or walks every tile (the benchmark and a test compare). Not
+// thread-safe.
+extern bool symbols_row_tiles;
 
 // Whether the writer enqueues its groups' embedded frames from a host thread
 // per side stream (true, the default) or from the calling thread alone (the
