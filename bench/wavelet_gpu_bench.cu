@@ -619,6 +619,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
                    [] { wg::symbols_row_tiles = true; });
+    timed_compress("8 tiles a histogram block in every list", "fewer in short lists",
+                   [] { wg::histogram_tiles_by_list = false; }, [] { wg::histogram_tiles_by_list = true; });
     timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                    [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
     timed_compress("the host's reads a copy a piece", "one batch a wait",
@@ -660,8 +662,38 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
         gpu[i].push_back(ms);
       }
     }
+    // One more compress with every group's events: when, after the
+    // writer's decisions, each group's codebook began and ended on its side
+    // stream and its frame's work ended (the GPU's clock).
+    for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
+      for (cudaEvent_t* e : {&ph.book_begin[g], &ph.book_end[g], &ph.frame_end[g]}) CUDA_CHECK(cudaEventCreate(e));
+    device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
+                "kernel done at %.3f, frames joined at %.3f):",
+                [&] {
+                  float ms = 0;
+                  CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], ph.gpu[wg::kSymbolsEnqueued]));
+                  return ms;
+                }(),
+                [&] {
+                  float ms = 0;
+                  CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], ph.gpu[wg::kFramesEnqueued]));
+                  return ms;
+                }());
+    for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g) {
+      float b0 = 0, b1 = 0, f1 = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&b0, ph.gpu[wg::kDecided], ph.book_begin[g]));
+      CUDA_CHECK(cudaEventElapsedTime(&b1, ph.gpu[wg::kDecided], ph.book_end[g]));
+      CUDA_CHECK(cudaEventElapsedTime(&f1, ph.gpu[wg::kDecided], ph.frame_end[g]));
+      std::printf("%s g%u (%.2f M symbols, s%u) book %.3f-%.3f frame end %.3f", g ? ";" : "", g, ph.count[g] / 1e6,
+                  ph.stream_of[g], b0, b1, f1);
+    }
+    std::printf("\n");
     wg::encode_phases = nullptr;
     for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));
+    for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
+      for (cudaEvent_t e : {ph.book_begin[g], ph.book_end[g], ph.frame_end[g]}) CUDA_CHECK(cudaEventDestroy(e));
     static const char* const kSteps[] = {"step 1 enqueued", "wait 1", "shift rule enqueued", "wait 2",
                                          "host decisions", "symbols enqueued", "wait 3", "codec choices",
                                          "embedded frames enqueued", "wait 4", "header + copies enqueued"};

@@ -151,11 +151,17 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
   const uint64_t seed = seed_for(52);
   const WaveletImage im = image(67, 45, 1, 3, DType::u16);
   const Bytes data = photo(im, seed, 4.0);
-  for (unsigned levels = 0; levels <= 8; ++levels) {
-    WaveletOptions o;
-    o.levels = levels;
-    check_case(data, im, o, "every level");
+  // The histogram kernel's blocks at a tile each (a short list: the
+  // default) and at 8 tiles each, several boxes a block.
+  for (bool by_list : {true, false}) {
+    cuda::wavelet_gpu::histogram_tiles_by_list = by_list;
+    for (unsigned levels = 0; levels <= 8; ++levels) {
+      WaveletOptions o;
+      o.levels = levels;
+      check_case(data, im, o, by_list ? "every level" : "every level, 8 histogram tiles a block");
+    }
   }
+  cuda::wavelet_gpu::histogram_tiles_by_list = true;
 }
 
 // The embedded frames enqueued from a host thread per side stream (the

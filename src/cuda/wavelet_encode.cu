@@ -85,6 +85,12 @@ namespace {
 
 namespace wg = wavelet_gpu;
 
+// The benchmark's per-group events (EncodePhases): e[g] on stream, if created.
+void group_mark(cudaEvent_t (wg::EncodePhases::*e)[wg::EncodePhases::kGroups], std::size_t g, cudaStream_t stream) {
+  if (!wg::encode_phases || g >= wg::EncodePhases::kGroups || !(wg::encode_phases->*e)[g]) return;
+  CUDA_CHECK(cudaEventRecord((wg::encode_phases->*e)[g], stream));
+}
+
 void phase(wg::EncodePoint i, cudaStream_t stream) {
   if (!wg::encode_phases) return;
   wg::encode_phases->at[i] = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -325,9 +331,19 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // Side stream s takes groups s, s + used, ... (their codebooks, then their
   // frames). A group's frame is several launches, ~40 us of the host's
   // time: with wavelet_gpu::threaded_frame_enqueue a host thread per side
-  // stream enqueues its groups (each thread on the caller's device).
+  // stream enqueues its groups (each thread on the caller's device). (Dealt
+  // out largest first instead, the finest levels' groups heading the
+  // streams, the compress was no faster: session 22, a tie on all three
+  // 8192^2 images; the step is bound by the encoder's total work.)
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
+  if (wg::encode_phases) {
+    wg::encode_phases->groups = static_cast<unsigned>(G);
+    for (std::size_t g = 0; g < std::min<std::size_t>(G, wg::EncodePhases::kGroups); ++g) {
+      wg::encode_phases->stream_of[g] = static_cast<unsigned>(g % used);
+      wg::encode_phases->count[g] = counts[g];
+    }
+  }
   auto on_side_streams = [&](auto&& job) {  // job(group, its stream)
     parallel_for(used, wg::threaded_frame_enqueue ? static_cast<unsigned>(used) : 1, [&](std::size_t s) {
       if (wg::threaded_frame_enqueue) CUDA_CHECK(cudaSetDevice(device));
@@ -382,9 +398,11 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   if (early_books) {
     for (std::size_t s = 0; s < used; ++s) CUDA_CHECK(cudaStreamWaitEvent(side[s], histograms_done, 0));
     on_side_streams([&](std::size_t g, cudaStream_t st) {
+      group_mark(&wg::EncodePhases::book_begin, g, st);
       if (given_hist[g])
         build_codebook_from_histogram(given_hist[g], counts[g], t + L.frame_temp + temp_at[g], temp_bytes_of[g], st,
                                       frame_options(Codec::huffman, types[g]), alphabet_of(g));
+      group_mark(&wg::EncodePhases::book_end, g, st);
     });
   }
   // 4. The embedded frames, side by side (the coefficients' region is free
@@ -422,6 +440,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     else
       compress_bounded_alphabet(in, counts[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
                                 alphabet_of(g));
+    group_mark(&wg::EncodePhases::frame_end, g, st);
   };
   // The run-heavy groups' codecs, by the CPU writer's rule (one symbol read
   // each); returns the groups whose codec is not Huffman.

@@ -14,6 +14,7 @@
 namespace vlec::cuda::wavelet_gpu {
 
 bool symbols_row_tiles = true;
+bool histogram_tiles_by_list = true;
 
 namespace {
 
@@ -142,17 +143,18 @@ struct FlushCounts {  // 32-bit counters, one a bin
   }
 };
 
-// Tiles kBlockTiles * blockIdx.x ...: boxes of up to kSharedBins bins in
+// Tiles block_tiles * blockIdx.x ...: boxes of up to kSharedBins bins in
 // shared counters, kept over a block's consecutive tiles of one box and
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 // (Four blocks an SM: the cursor's fields took it to 70 registers, three.)
 __global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
-                                                                   const uint32_t* tops, unsigned long long* hist) {
+                                                                   const uint32_t* tops, unsigned long long* hist,
+                                                                   uint32_t block_tiles) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
-  const uint32_t first = blockIdx.x * kBlockTiles, end = min(tile_count, first + kBlockTiles);
+  const uint32_t first = blockIdx.x * block_tiles, end = min(tile_count, first + block_tiles);
   TileCursor cur(boxes, box_count, tops);
   for (uint32_t ti = first; ti < end; ++ti) {  // every test below is uniform across the block
     cur.at(ti);
@@ -487,8 +489,14 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
                           kWideShared, stream>>>(g, boxes, box_count, tile_count, tops, hist,
                                                     wide_histogram_tile_pairs);
   CUDA_CHECK(cudaGetLastError());
-  histogram_kernel<<<(tile_count + kBlockTiles - 1) / kBlockTiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, box_count, tile_count, tops, hist);
+  // kBlockTiles tiles a block, or fewer where that leaves the SMs under 4
+  // blocks each (a short list: its blocks' tiles, each waited for in turn,
+  // are then the pass's time).
+  const uint32_t per_sm = 4 * static_cast<uint32_t>(std::max(sms, 1));
+  const uint32_t block_tiles =
+      histogram_tiles_by_list ? std::clamp<uint32_t>((tile_count + per_sm - 1) / per_sm, 1, kBlockTiles) : kBlockTiles;
+  histogram_kernel<<<(tile_count + block_tiles - 1) / block_tiles, kEncodeThreads, 0, stream>>>(
+      g, boxes, box_count, tile_count, tops, hist, block_tiles);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -120,6 +120,10 @@ extern bool overlapped_statistics;
 // soon as their level is transformed (2 by default; at least 1, below the
 // level count).
 extern unsigned early_histogram_levels;
+// Whether the narrow histogram kernel's blocks take fewer than 8 tiles
+// each where a list has too few tiles for 4 blocks an SM (true, the
+// default), or always 8 (the benchmark and a test compare). Not thread-safe.
+extern bool histogram_tiles_by_list;
 // Whether the wide histogram kernel counts two tiles of one row at once
 // (four values a thread, one 16-byte load; the default) or tile by tile.
 // Not thread-safe.
@@ -154,8 +158,16 @@ enum EncodePoint : unsigned {
 };
 struct EncodePhases {
   static constexpr unsigned kCount = kEncodePoints;
+  static constexpr unsigned kGroups = 64;  // groups whose own work is timed (the first 64)
   double at[kCount] = {};
   cudaEvent_t gpu[kCount] = {};
+  // Per group g, if the caller created them: recorded on its side stream
+  // before its codebook is built (with the codebooks beside the symbols
+  // kernel), after it, and after its frame's work is enqueued.
+  cudaEvent_t book_begin[kGroups] = {}, book_end[kGroups] = {}, frame_end[kGroups] = {};
+  unsigned stream_of[kGroups] = {};  // the side stream each group went to
+  uint64_t count[kGroups] = {};      // its symbols
+  unsigned groups = 0;               // groups of the last compress
 };
 extern EncodePhases* encode_phases;
 
