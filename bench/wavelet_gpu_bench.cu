@@ -16,10 +16,12 @@
 // wavelet_encode_kernels.hpp, encode_phases), its frame compared byte for
 // byte with the CPU writer's, and decoded again on the GPU.
 //
-//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--symbols-walk] [image.pgm ...]
+//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--symbols-walk]
+//                     [--tops-any-registers] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
-// that kernel; cuda::wavelet_gpu::symbols_row_tiles).
+// that kernel; cuda::wavelet_gpu::symbols_row_tiles); --tops-any-registers
+// builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks).
 // --profile runs, per input, two warm-ups and then one GPU compress or
 // decompress between cudaProfilerStart and cudaProfilerStop, and nothing
 // else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
@@ -630,6 +632,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
                    [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
     const cuda::dwt::Tuning tuning = wg::dwt_tuning;
+    timed_compress("the 5/3 kernel taking the tops at any register count", "built for 6 blocks an SM",
+                   [] { wg::dwt_tuning.tops_six_blocks = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
     timed_compress("the samples checksum a block of loads at a time", "8 blocks",
@@ -728,6 +732,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
     else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
     else if (a == "--symbols-walk") cuda::wavelet_gpu::symbols_row_tiles = false;  // (for profiling the other kernel)
+    else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
     else files.push_back(a);
   }
   if (!profile_op.empty() && profile_op != "compress" && profile_op != "decompress") {

@@ -28,6 +28,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
+#include "cuda/wavelet_kernels.hpp"
 #include "test_util.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/dwt.hpp"
@@ -218,6 +219,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "side streams at the default priority");
   }
   cuda::side_streams_high_priority = true;
+  wg::dwt_tuning.tops_six_blocks = false;  // the 5/3 kernel taking the tops at any register count
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "5/3 with tops at any register count");
+  }
+  wg::dwt_tuning.tops_six_blocks = true;
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;

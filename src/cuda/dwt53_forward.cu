@@ -67,9 +67,10 @@ __device__ __forceinline__ void raise_top(uint32_t* top, uint32_t v) {
 }
 
 // kTops (X and Y only): the largest zigzag value of each subband the warp
-// stores, raised into tops' words at the end (BandTops).
-template <typename T, int V, bool X, bool Y, bool kPrefetch, bool kTops = false>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+// stores, raised into tops' words at the end (BandTops). kMinBlocks: the
+// blocks an SM ptxas must fit (Tuning::tops_six_blocks).
+template <typename T, int V, bool X, bool Y, bool kPrefetch, bool kTops = false, int kMinBlocks = 1>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, kMinBlocks)
     forward_rows_kernel(const T* __restrict__ src, int64_t ssy, int64_t ssz, Ref lo, Ref hi, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, BandTops tops) {
   static_assert(!kTops || (X && Y), "subband tops are taken by the fused x-and-y pass");
@@ -239,14 +240,14 @@ __global__ void check_i32_kernel(const int32_t* __restrict__ src, uint64_t n, ui
     if (out_of_range<int32_t>(src[i])) report(d_error, i);
 }
 
-template <typename T, int V, bool X, bool Y, bool kPrefetch = false, bool kTops = false>
+template <typename T, int V, bool X, bool Y, bool kPrefetch = false, bool kTops = false, int kMinBlocks = 1>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, tu.pairs_per_warp, tu.min_warps);
   const int strips = rg.strips, chunks = rg.chunks, ppw = rg.ppw;
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.src, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  forward_rows_kernel<T, V, X, Y, kPrefetch, kTops>
+  forward_rows_kernel<T, V, X, Y, kPrefetch, kTops, kMinBlocks>
       <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
           static_cast<const T*>(a.src), a.ssy, a.ssz, a.lo, a.hi, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
           a.tops);
@@ -256,7 +257,10 @@ void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
 template <typename T, int V>
 void rows_xy(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   if (a.do_x && a.do_y) {
-    if (a.tops.any()) launch_rows<T, V, true, true, true, true>(a, tu, stream);  // forward() checked the tuning
+    if (a.tops.any()) {  // forward() checked the tuning
+      if (tu.tops_six_blocks) launch_rows<T, V, true, true, true, true, 6>(a, tu, stream);
+      else launch_rows<T, V, true, true, true, true>(a, tu, stream);
+    }
     else if (tu.prefetch) launch_rows<T, V, true, true, true>(a, tu, stream);
     else launch_rows<T, V, true, true, false>(a, tu, stream);
   } else if (a.do_x) {

@@ -60,6 +60,13 @@ struct Tuning {
   // warps of 9 dependent row loads each (~4 a SM), and took ~10-19 us a
   // level where its bytes move in ~3 us; at 1 pair it is 4,608 short chains.
   int min_warps = 4096;
+  // The fused kernel that takes the subbands' tops (the wavelet writer's) is
+  // built for 6 blocks an SM: left alone, ptxas gave its u16 form 106
+  // registers (4 blocks, 16 warps an SM) where 79 fit 6 without spills.
+  // Nsight Compute, u16 8192^2 level 1 in the writer: 202.2 -> 182.1 us
+  // (8 blocks, 64 registers and a few spills: 194.6); level 2 (int32) 71.2
+  // -> 68.7 (bench/results/2026-11-27-h100-session22-forward-tops-blocks.log).
+  bool tops_six_blocks = true;
 };
 
 // An int32 array with element strides (x stride 1).
