@@ -219,6 +219,20 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "side streams at the default priority");
   }
   cuda::side_streams_high_priority = true;
+  wg::late_samples_checksum = false;  // the samples checksum beside the transform, read at wait 1
+  for (bool big_endian : {false, true}) {
+    WaveletOptions o;
+    o.levels = 6;
+    o.big_endian_output = big_endian;
+    check_case(data, im, o, "samples checksum beside the transform");
+  }
+  wg::late_samples_checksum = true;
+  {
+    WaveletOptions o;  // the default (after the transform), byte-swapped samples hashed from the symbols' region
+    o.levels = 6;
+    o.big_endian_output = true;
+    check_case(data, im, o, "samples checksum after the transform, big-endian output");
+  }
   wg::dwt_tuning.tops_six_blocks = false;  // the 5/3 kernel taking the tops at any register count
   {
     WaveletOptions o;

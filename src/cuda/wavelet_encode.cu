@@ -80,6 +80,7 @@ bool wavelet_gpu::overlapped_statistics = true;
 unsigned wavelet_gpu::early_histogram_levels = 2;
 bool wavelet_gpu::wide_histogram_tile_pairs = true;
 bool wavelet_gpu::speculative_huffman_frames = true;
+bool wavelet_gpu::late_samples_checksum = true;
 
 namespace {
 
@@ -219,14 +220,26 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   CallEvents events;
   const cudaStream_t hash_stream = overlap ? side_streams()[0] : stream;
   const cudaStream_t early_stream = overlap ? side_streams()[1] : stream;
-  if (overlap) CUDA_CHECK(cudaStreamWaitEvent(hash_stream, events.record(stream), 0));
-  const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
-  if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
-    wg::launch_swap16(static_cast<const uint16_t*>(d_samples), reinterpret_cast<uint16_t*>(t + L.symbols), total,
-                      hash_stream);
-    hashed = t + L.symbols;
+  // The samples checksum, on its side stream. With
+  // wavelet_gpu::late_samples_checksum it starts once step 1's kernels are
+  // done and runs while the host reads the statistics and decides (the GPU
+  // has only the shift rule's small kernels then); its word is read with the
+  // frames' sizes. Beside the 5/3's level 1 it took bandwidth from that
+  // level, which heads step 1's chain.
+  const bool late_hash = overlap && wg::late_samples_checksum;
+  auto enqueue_hash = [&] {
+    const uint8_t* hashed = static_cast<const uint8_t*>(d_samples);
+    if (h.big_endian) {  // the frame decompresses to swapped samples: hash those (symbols' region, free until step 3)
+      wg::launch_swap16(static_cast<const uint16_t*>(d_samples), reinterpret_cast<uint16_t*>(t + L.symbols), total,
+                        hash_stream);
+      hashed = t + L.symbols;
+    }
+    samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, hash_stream);
+  };
+  if (!late_hash) {
+    if (overlap) CUDA_CHECK(cudaStreamWaitEvent(hash_stream, events.record(stream), 0));
+    enqueue_hash();
   }
-  samples_checksum_device(hashed, sample_bytes, true, status + kStatusHash, t + L.hash, L.hash_bytes, hash_stream);
   auto forward = [&](const void* samples, DwtSample type, unsigned p) {
     std::vector<cudaEvent_t> level_done(h.levels, nullptr);
     for (unsigned k = 0; k < early_levels; ++k) level_done[k] = events.make();
@@ -250,8 +263,14 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     wg::launch_tops(geo, stat_boxes, static_cast<uint32_t>(stat_list.size()), list_tiles[late_list], tops, stream);
   histogram(late_list, stream);
   if (overlap) {
-    CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(hash_stream), 0));
+    if (!late_hash) CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(hash_stream), 0));
     CUDA_CHECK(cudaStreamWaitEvent(stream, events.record(early_stream), 0));
+  }
+  cudaEvent_t hash_done = nullptr;  // late_hash: the checksum's end, which the symbols kernel waits for
+  if (late_hash) {
+    CUDA_CHECK(cudaStreamWaitEvent(hash_stream, events.record(stream), 0));
+    enqueue_hash();
+    hash_done = events.record(hash_stream);
   }
   std::vector<uint64_t> st;
   std::vector<uint32_t> host_tops;
@@ -268,7 +287,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
                  " reported sample ", st[kStatusDwt + p], " out of range");
-  h.samples_checksum = st[kStatusHash];
+  if (!late_hash) h.samples_checksum = st[kStatusHash];
   // The shift rule of every group the writer may form, on the GPU.
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
   candidates.enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
@@ -381,6 +400,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
                                   writes, stream);
   }
   const cudaEvent_t histograms_done = events.record(stream);
+  // (Big-endian output hashes a swapped copy in the symbols' region.)
+  if (hash_done) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done, 0));
   const uint32_t sym_tile_count = wg::number_tiles(sym_boxes.data(), sym_boxes.size());
   writes.add(t + L.sym_boxes, sym_boxes, stream);
   writes.add(t + L.groups, groups, stream);
@@ -462,7 +483,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     join_side_streams(events, stream, used);
     phase(wg::kFramesEnqueued, stream);
   };
-  std::vector<uint64_t> host_sizes;
+  std::vector<uint64_t> host_sizes, hash_word;
   phase(wg::kSymbolsEnqueued, stream);
   if (wg::speculative_huffman_frames) {
     phase(wg::kSymbolsRead, stream);
@@ -471,6 +492,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     HostReads r;
     r.add(host_runs, runs, G);
     r.add(host_sizes, sizes, 2 * G);
+    if (late_hash) r.add(hash_word, status + kStatusHash, 1);
     r.wait(stream);  // wait 3 and 4 at once
     phase(wg::kFramesRead, stream);
     const std::vector<std::size_t> again = choose_codecs();
@@ -485,8 +507,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     phase(wg::kCodecsChosen, stream);
     enqueue_frames();
     read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
+    if (late_hash) read_now(hash_word, status + kStatusHash, 1, stream);
     phase(wg::kFramesRead, stream);
   }
+  if (late_hash) h.samples_checksum = hash_word.at(0);
   std::vector<uint64_t> frame_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
     SAFETY_CHECK(host_sizes[2 * g + 1] == ~0ull, ErrorCode::cuda_error, "wavelet group ", g,

@@ -135,6 +135,13 @@ extern bool wide_histogram_tile_pairs;
 // the run counts have been read (the benchmark and a test compare).
 extern bool speculative_huffman_frames;
 
+// With overlapped_statistics: whether the samples checksum starts once
+// step 1's transform and histograms are done, beside the shift rule and the
+// host's decisions, and is read with the frames' sizes (true, the default),
+// or from the start, beside the transform, read at wait 1 (the benchmark and
+// a test compare). Not thread-safe.
+extern bool late_samples_checksum;
+
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
 // records gpu[point] on the caller's stream there if the caller created it.
