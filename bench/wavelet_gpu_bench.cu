@@ -675,26 +675,18 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       for (cudaEvent_t* e : {&ph.book_begin[g], &ph.book_end[g], &ph.frame_end[g]}) CUDA_CHECK(cudaEventCreate(e));
     device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
+    auto after_decisions = [&](cudaEvent_t e) {  // ms
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e));
+      return ms;
+    };
     std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
                 "kernel done at %.3f, frames joined at %.3f):",
-                [&] {
-                  float ms = 0;
-                  CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], ph.gpu[wg::kSymbolsEnqueued]));
-                  return ms;
-                }(),
-                [&] {
-                  float ms = 0;
-                  CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], ph.gpu[wg::kFramesEnqueued]));
-                  return ms;
-                }());
-    for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g) {
-      float b0 = 0, b1 = 0, f1 = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&b0, ph.gpu[wg::kDecided], ph.book_begin[g]));
-      CUDA_CHECK(cudaEventElapsedTime(&b1, ph.gpu[wg::kDecided], ph.book_end[g]));
-      CUDA_CHECK(cudaEventElapsedTime(&f1, ph.gpu[wg::kDecided], ph.frame_end[g]));
+                after_decisions(ph.gpu[wg::kSymbolsEnqueued]), after_decisions(ph.gpu[wg::kFramesEnqueued]));
+    for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g)
       std::printf("%s g%u (%.2f M symbols, s%u) book %.3f-%.3f frame end %.3f", g ? ";" : "", g, ph.count[g] / 1e6,
-                  ph.stream_of[g], b0, b1, f1);
-    }
+                  ph.stream_of[g], after_decisions(ph.book_begin[g]), after_decisions(ph.book_end[g]),
+                  after_decisions(ph.frame_end[g]));
     std::printf("\n");
     wg::encode_phases = nullptr;
     for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));

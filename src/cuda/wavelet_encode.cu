@@ -8,8 +8,8 @@
 //     output); planes split (+ RCT) and forward 5/3 per plane
 //     (cuda/dwt53_gpu.hpp, which takes each 2D subband's largest zigzag value
 //     as it stores it; tops_kernel where it cannot); per subband box its
-//     histogram at k0 on the GPU. Wait 1 reads the tops and the
-//     checksum; then every group the writer may form (each level whole or
+//     histogram at k0 on the GPU (the checksum's word is read with the
+//     frames' sizes). Wait 1 reads the tops; then every group the writer may form (each level whole or
 //     split, the merged coarse groups) gets the shift rule's answer on the
 //     GPU from its boxes' histograms (cuda/wavelet_shift_gpu.hpp), and
 //     wait 2 reads those answers (16 bytes a group).
@@ -287,7 +287,6 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   for (unsigned p = 0; p < im.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
                  " reported sample ", st[kStatusDwt + p], " out of range");
-  if (!late_hash) h.samples_checksum = st[kStatusHash];
   // The shift rule of every group the writer may form, on the GPU.
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
   candidates.enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
@@ -492,7 +491,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     HostReads r;
     r.add(host_runs, runs, G);
     r.add(host_sizes, sizes, 2 * G);
-    if (late_hash) r.add(hash_word, status + kStatusHash, 1);
+    r.add(hash_word, status + kStatusHash, 1);
     r.wait(stream);  // wait 3 and 4 at once
     phase(wg::kFramesRead, stream);
     const std::vector<std::size_t> again = choose_codecs();
@@ -506,11 +505,15 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     choose_codecs();
     phase(wg::kCodecsChosen, stream);
     enqueue_frames();
-    read_now(host_sizes, sizes, 2 * G, stream);  // wait 4
-    if (late_hash) read_now(hash_word, status + kStatusHash, 1, stream);
+    HostReads r;
+    r.add(host_sizes, sizes, 2 * G);
+    r.add(hash_word, status + kStatusHash, 1);
+    r.wait(stream);  // wait 4
     phase(wg::kFramesRead, stream);
   }
-  if (late_hash) h.samples_checksum = hash_word.at(0);
+  // The samples checksum, read with the frames' sizes whichever stream and
+  // moment it ran at (the frames' step has joined every side stream).
+  h.samples_checksum = hash_word.at(0);
   std::vector<uint64_t> frame_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
     SAFETY_CHECK(host_sizes[2 * g + 1] == ~0ull, ErrorCode::cuda_error, "wavelet group ", g,

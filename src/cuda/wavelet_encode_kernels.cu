@@ -406,7 +406,7 @@ __global__ void __launch_bounds__(kEncodeThreads, 5)
   if constexpr (RowTiles) {
     const BoxWalk at_start(b, tile.start);
     const uint64_t row_at = at_start.index(g, b);  // the tile's first coefficient
-    if (tile.count == kTileValues && at_start.x + kTileValues <= b.nx && row_at % 4 == 0 && first % 4 == 0)
+    if (tile.count == kTileValues && at_start.x + kTileValues <= b.nx && row_at % 4 == 0 && out.aligned)
       row_tile(g, b, tile, row_at, at_start.x, out, starts);  // (uniform across the block)
     else
       walk_tile(g, b, tile, out, starts);

@@ -137,9 +137,9 @@ extern bool speculative_huffman_frames;
 
 // With overlapped_statistics: whether the samples checksum starts once
 // step 1's transform and histograms are done, beside the shift rule and the
-// host's decisions, and is read with the frames' sizes (true, the default),
-// or from the start, beside the transform, read at wait 1 (the benchmark and
-// a test compare). Not thread-safe.
+// host's decisions (true, the default), or from the start, beside the
+// transform (the benchmark and a test compare); either way its word is read
+// with the frames' sizes. Not thread-safe.
 extern bool late_samples_checksum;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
