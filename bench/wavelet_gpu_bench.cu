@@ -327,6 +327,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::vector<std::vector<float>> marks(kMarks + 1);  // host time between the enqueue's steps
     // The whole call on the host clock: plan, enqueue, the end's wait, the checks, the call.
     std::vector<std::vector<float>> whole(5);
+    constexpr unsigned kPlanMarks = cuda::wavelet_gpu::PhaseEvents::kPlanMarks;
+    std::vector<std::vector<float>> plan(kPlanMarks + 1);  // host time between the plan's steps
     for (int r = 0; r < repeat; ++r) {
       device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
       const int64_t steps[] = {ev.host_call_ns, ev.host_planned_ns, ev.host_enqueued_ns, ev.host_synced_ns,
@@ -335,6 +337,11 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
         whole[i].push_back(static_cast<float>(steps[i + 1] - steps[i]) / 1e6f);
       whole[4].push_back(static_cast<float>(ev.host_done_ns - ev.host_call_ns) / 1e6f);
       enqueue.push_back(static_cast<float>(ev.host_enqueued_ns - ev.host_start_ns) / 1e6f);
+      for (unsigned i = 0; i <= kPlanMarks; ++i) {
+        const int64_t from = i ? ev.plan_mark_ns[i - 1] : ev.host_call_ns;
+        const int64_t to = i < kPlanMarks ? ev.plan_mark_ns[i] : ev.host_planned_ns;
+        plan[i].push_back(static_cast<float>(to - from) / 1e6f);
+      }
       int64_t at = ev.host_start_ns;
       for (unsigned i = 0; i <= kMarks; ++i) {
         const int64_t next = i < kMarks ? ev.host_mark_ns[i] : ev.host_enqueued_ns;
@@ -364,6 +371,15 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     for (unsigned i = 0; i <= kMarks; ++i) {
       std::sort(marks[i].begin(), marks[i].end());
       std::printf("%s %s %.3f ms", i ? ";" : "", kMarkNames[i], marks[i][marks[i].size() / 2]);
+    }
+    std::printf("\n");
+    static const char* const kPlanNames[] = {"first read", "wavelet header parsed", "embedded headers read",
+                                             "second round read", "embedded headers checked", "temp layout"};
+    static_assert(std::size(kPlanNames) == kPlanMarks + 1, "a name per plan step");
+    std::printf("    its plan on the host (medians):");
+    for (unsigned i = 0; i <= kPlanMarks; ++i) {
+      std::sort(plan[i].begin(), plan[i].end());
+      std::printf("%s %s %.3f ms", i ? ";" : "", kPlanNames[i], plan[i][plan[i].size() / 2]);
     }
     std::printf("\n");
     static const char* const kWholeNames[] = {"plan", "to the last launch", "the end's wait", "checks", "the call"};

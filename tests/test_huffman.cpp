@@ -200,6 +200,87 @@ TEST(Codebook, LargestAlphabet) {
   EXPECT_THROW(build_codebook(h, 15), Error);
 }
 
+// The parse reads a group's 16 length fields as two words; a bad field must
+// still be reported as the field-by-field read names it: its symbol, at
+// every place in a group and every bit offset, with 4- and 5-bit fields.
+TEST(Codebook, BadLengthFieldsNameTheirSymbol) {
+  std::mt19937_64 rng(test::base_seed() + 31);
+  SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 31));
+  auto expect_error = [](const std::vector<uint8_t>& bytes, ErrorCode code, const std::string& text) {
+    for (const bool codes : {true, false}) {
+      Codebook back;
+      try {
+        parse_codebook(bytes.data(), bytes.size(), kMaxAlphabet, back, codes);
+        ADD_FAILURE() << "no error; expected: " << text;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), code) << e.what();
+        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what() << " (expected: " << text << ")";
+      }
+    }
+  };
+  for (const unsigned limit : {12u, 20u}) {  // 4-bit and 5-bit fields
+    // 300 .. 315 symbols (odd counts leave the last group partly past the
+    // alphabet), a few absent so that unflagged groups move the offsets.
+    const unsigned n = 300 + static_cast<unsigned>(rng() % 16);
+    Histogram h(n, 0);
+    for (unsigned s = 0; s < n; ++s) h[s] = (s / 16) % 5 == 3 ? 0 : 1 + rng() % 200 + (limit > 16 ? (1ull << (s % 19)) : 0);
+    h[n - 1] += 1;
+    const Codebook b = build_codebook(h);
+    const std::vector<uint8_t> good = serialize_codebook(b);
+    const unsigned bits = good[5];
+    ASSERT_EQ(bits, b.max_length <= 15 ? 4u : 5u);
+    EXPECT_EQ(bits, limit > 16 ? 5u : 4u) << "max_length " << b.max_length;
+    const unsigned groups = (n + 15) / 16;
+    // Bit offset of symbol s's field (its group flagged), from byte 8.
+    auto field_at = [&](unsigned s) {
+      unsigned present = 0;
+      for (unsigned g = 0; g < s / 16; ++g) {
+        bool any = false;
+        for (unsigned k = 0; k < 16 && g * 16 + k < n; ++k) any = any || b.lengths[g * 16 + k];
+        present += any;
+      }
+      return 64 + groups + (present * 16 + s % 16) * bits;
+    };
+    auto with_field = [&](unsigned s, unsigned v) {
+      std::vector<uint8_t> bytes = good;
+      const unsigned at = field_at(s);
+      for (unsigned i = 0; i < bits; ++i) {
+        const unsigned bit = at + i;
+        bytes[bit / 8] = static_cast<uint8_t>((bytes[bit / 8] & ~(1u << bit % 8)) | ((v >> i) & 1u) << bit % 8);
+      }
+      return bytes;
+    };
+    const unsigned too_long = std::min(b.max_length + 1, (1u << bits) - 1);
+    ASSERT_GT(too_long, b.max_length);
+    unsigned tested = 0;
+    for (unsigned s = 0; s < n; ++s) {
+      if (!b.lengths[s]) continue;  // (its group may be unflagged)
+      ++tested;
+      expect_error(with_field(s, too_long), ErrorCode::corrupt_stream,
+                   "code length " + std::to_string(too_long) + " of symbol " + std::to_string(s) +
+                       " exceeds the codebook maximum");
+    }
+    EXPECT_GT(tested, 200u);
+    // A flagged group with every field zero.
+    for (unsigned g = 0; g + 1 < groups; ++g) {
+      if (!b.lengths[g * 16]) continue;
+      std::vector<uint8_t> bytes = good;
+      for (unsigned k = 0; k < 16; ++k) {
+        const unsigned at = field_at(g * 16 + k);
+        for (unsigned i = 0; i < bits; ++i) bytes[(at + i) / 8] &= static_cast<uint8_t>(~(1u << (at + i) % 8));
+      }
+      expect_error(bytes, ErrorCode::corrupt_stream, "codebook group " + std::to_string(g) + " is flagged but empty");
+    }
+    // A length past the alphabet, in the last group.
+    if (n % 16) {
+      const unsigned s = n + static_cast<unsigned>(rng() % (16 - n % 16));
+      expect_error(with_field(s, 1), ErrorCode::corrupt_stream,
+                   "code length given for symbol " + std::to_string(s) + " beyond the alphabet size");
+    }
+  }
+}
+
+
 TEST(Codebook, SerializationRoundTripsAndIsStrict) {
   std::mt19937_64 rng(test::base_seed() + 3);
   SCOPED_TRACE("seed " + std::to_string(test::base_seed() + 3));

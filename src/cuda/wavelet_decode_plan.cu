@@ -2,6 +2,7 @@
 #include "cuda/wavelet_decode_plan.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ const uint8_t* read_device(PinnedBuffer<uint8_t>& dst, const uint8_t* src, std::
   CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, bytes, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return dst.get();
+}
+
+// The benchmark's clock inside the plan (PhaseEvents::plan_mark_ns).
+void plan_mark(unsigned i) {
+  if (wavelet_gpu::PhaseEvents* ev = wavelet_gpu::phase_events)
+    ev->plan_mark_ns[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now().time_since_epoch())
+                              .count();
 }
 
 // The plan's first read from the device (make_plan): 4 KiB, a wavelet
@@ -121,7 +130,9 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     if (fixed_error[g]) std::rethrow_exception(fixed_error[g]);
     frames[g] = check_embedded(p, g, area, available);
   };
-  if (host_frame) {
+  if (host_frame) {  // (no reads: their marks at once)
+    plan_mark(2);
+    plan_mark(3);
     std::vector<uint64_t> available(G);
     uint64_t work = 0;
     for (std::size_t g = 0; g < G; ++g) {
@@ -131,6 +142,7 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     for_each_group(G, work, [&](std::size_t g) {
       check(g, host_frame + payload + groups[g].frame_offset, available[g]);
     });
+    plan_mark(4);
     return frames;
   }
   // Round 1: each group's fixed header and, speculatively, as much of its
@@ -150,6 +162,7 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
   PinnedBuffer<uint8_t> first(std::max<uint64_t>(total, 1));
   read_pieces(first.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  plan_mark(2);
   // Round 2, only for the groups whose header area is larger than round 1 read.
   std::vector<const uint8_t*> where(G);
   std::vector<uint64_t> second_at(G, 0);
@@ -168,8 +181,10 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
                 wavelet_gpu::batched_header_reads && wavelet_gpu::batched_area_reads);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
+  plan_mark(3);
   for (std::size_t g = 0; g < G; ++g) where[g] = sizes[g] ? rest.get() + second_at[g] : first.get() + dst_at[g];
   for_each_group(G, work, [&](std::size_t g) { check(g, where[g], area[g]); });
+  plan_mark(4);
   return frames;
 }
 
@@ -200,10 +215,12 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
                to_string(fh.codec), " frame, not a wavelet frame");
   const uint64_t area_bytes = std::min<uint64_t>(bytes, fh.header_area_bytes());
   if (!host_frame && area_bytes > at_hand) header = read_device(area, d_frame, area_bytes, stream);
+  plan_mark(0);
   // parse_wavelet_frame reads only the header area (it checks `bytes`
   // against the area and the frame size before it would read further).
   p.w = wavelet::parse_wavelet_frame(header, bytes, 0);
   p.w.payload = nullptr;
+  plan_mark(1);
   p.segmented = p.w.header.segmented_checksum;
   const wavelet::Header& h = p.w.header;
   p.shape = DwtShape{h.image.width, h.image.height, h.image.depth};

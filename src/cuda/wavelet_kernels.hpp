@@ -97,6 +97,13 @@ struct PhaseEvents {
   // The whole call (device::wavelet_decompress) on the host clock: entry,
   // plan made, the end's wait returned, results checked.
   int64_t host_call_ns = 0, host_planned_ns = 0, host_synced_ns = 0, host_done_ns = 0;
+  // Inside the plan (host_call_ns .. host_planned_ns), the host clock after:
+  // the first read of the header area (a copy and its wait), the wavelet
+  // header parsed, round 1 of the embedded headers' reads, round 2 (where
+  // no group needs it, at once), the embedded headers checked. The temp
+  // layout follows until host_planned_ns.
+  static constexpr unsigned kPlanMarks = 5;
+  int64_t plan_mark_ns[kPlanMarks] = {};
 };
 extern PhaseEvents* phase_events;
 
