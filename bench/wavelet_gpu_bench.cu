@@ -230,13 +230,14 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     auto decode = [&] {
       device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
     };
-    auto timed_setting = [&](const char* what, const char* against, auto&& set, auto&& reset) {
+    auto timed_setting = [&](const std::string& what, const char* against, auto&& set, auto&& reset) {
       const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
         set();
         decode();
         reset();
       });
-      std::printf("  GPU decompress with %s: %.3f ms (%s, alternated with it: %.3f ms)\n", what, ms, against, base_ms);
+      std::printf("  GPU decompress with %s: %.3f ms (%s, alternated with it: %.3f ms)\n", what.c_str(), ms, against,
+                  base_ms);
     };
     namespace wg = cuda::wavelet_gpu;
     // The embedded chunks' checksums checked in every decode, where by
@@ -278,6 +279,10 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                   [] { wg::dwt_tuning.coded_raw_prefetch = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_setting("levels without low bits on the raw kernel with the window", "a kernel without it",
                   [] { wg::dwt_tuning.coded_shift_free = false; }, [&] { wg::dwt_tuning = tuning; });
+    for (const int blocks : {7, 8})
+      timed_setting("the raw-prefetch 5/3 kernels built for " + std::to_string(blocks) + " blocks an SM",
+                    "as ptxas leaves them", [blocks] { wg::dwt_tuning.coded_min_blocks = blocks; },
+                    [&] { wg::dwt_tuning = tuning; });
     timed_setting("the samples checksum a block of loads at a time", "8 blocks",
                   [] { cuda::checksum_blocks_in_flight = 1; },
                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
@@ -406,6 +411,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       bool raw_prefetch;
       bool shift_free;  // levels without low bits on their own raw-prefetch kernel (the default)
       const char* name;
+      int min_blocks = 0;  // Tuning::coded_min_blocks
     };
     const Config configs[] = {
         {false, 0, true, true, "every coefficient scattered"},
@@ -415,7 +421,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
         {true, 3, false, true, "levels 1-3's details from the symbols, each decoded where loaded"},
         {true, 3, true, false,
          "levels 1-3's details from the symbols, levels without low bits on the kernel with the window"},
-        {true, 32, true, true, "every 2D level's details from the symbols"}};
+        {true, 32, true, true, "every 2D level's details from the symbols"},
+        {true, 3, true, true, "levels 1-3's details from the symbols, raw-prefetch kernels for 7 blocks an SM", 7},
+        {true, 3, true, true, "levels 1-3's details from the symbols, raw-prefetch kernels for 8 blocks an SM", 8}};
     const unsigned keep_levels = cuda::wavelet_gpu::coded_detail_levels;
     const cuda::dwt::Tuning keep_tuning = cuda::wavelet_gpu::dwt_tuning;
     for (const Config& c : configs) {
@@ -423,6 +431,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
       cuda::wavelet_gpu::coded_detail_levels = c.levels;
       cuda::wavelet_gpu::dwt_tuning.coded_raw_prefetch = c.raw_prefetch;
       cuda::wavelet_gpu::dwt_tuning.coded_shift_free = c.shift_free;
+      cuda::wavelet_gpu::dwt_tuning.coded_min_blocks = c.min_blocks;
       std::vector<std::vector<float>> t(kDwtMaxLevels);
       std::vector<float> total;
       std::size_t used = 0;

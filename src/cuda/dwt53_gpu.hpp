@@ -67,6 +67,10 @@ struct Tuning {
   // (8 blocks, 64 registers and a few spills: 194.6); level 2 (int32) 71.2
   // -> 68.7 (bench/results/2026-11-27-h100-session22-forward-tops-blocks.log).
   bool tops_six_blocks = true;
+  // The decoder's raw-prefetch kernels (coded details) built for this many
+  // 4-warp blocks an SM (0: as ptxas leaves them: 79 registers without the
+  // low-bit window, 96 with it, for u16 out; 6 and 5 blocks).
+  int coded_min_blocks = 0;
 };
 
 // An int32 array with element strides (x stride 1).

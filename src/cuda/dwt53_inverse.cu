@@ -224,8 +224,8 @@ __device__ __forceinline__ void decode_coded(const DetailBand& b, int x0, int y,
 // the three bands has low bits (k = 0), so the raw words are the symbols
 // alone (rows_yx checks).
 template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch, bool kCoded = false,
-          bool kRawPrefetch = false, bool kLowBits = true>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+          bool kRawPrefetch = false, bool kLowBits = true, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, kMinBlocks)
     inverse_rows_kernel(Ref lo, Ref hi, T* __restrict__ dst, int64_t dsy, int64_t dsz, Box e, int lx, int ly,
                         int pairs_per_warp, int strips, int chunks, int64_t warps, bool vec, uint64_t* d_error,
                         CodedDetails cd) {
@@ -435,14 +435,14 @@ __global__ void convert_kernel(const int32_t* __restrict__ src, T* __restrict__ 
 }
 
 template <typename T, int V, bool X, bool Y, bool kCheck, bool kPrefetch = false, bool kCoded = false,
-          bool kRawPrefetch = false, bool kLowBits = true>
+          bool kRawPrefetch = false, bool kLowBits = true, int kMinBlocks = 0>
 void launch_rows(const Pass& a, const Tuning& tu, cudaStream_t stream) {
   const RowsGrid rg = rows_grid<V>(a.e, Y ? a.ly : a.e.ny, tu.pairs_per_warp, tu.min_warps);
   const int strips = rg.strips, chunks = rg.chunks, ppw = rg.ppw;
   const int64_t warps = rg.warps;
   const bool vec = tu.vector_io && a.e.nx % V == 0 && aligned(a.dst, std::min<std::size_t>(16, V * sizeof(T))) &&
                    a.ssy % V == 0 && a.ssz % V == 0 && ref_vec_ok(a.lo) && ref_vec_ok(a.hi);
-  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded, kRawPrefetch, kLowBits>
+  inverse_rows_kernel<T, V, X, Y, kCheck, kPrefetch, kCoded, kRawPrefetch, kLowBits, kMinBlocks>
       <<<grid_for(warps, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(
           a.lo, a.hi, static_cast<T*>(a.dst), a.ssy, a.ssz, a.e, a.lx, a.ly, ppw, strips, chunks, warps, vec,
           a.d_error, a.coded ? *a.coded : CodedDetails{});
@@ -459,8 +459,16 @@ void rows_yx(const Pass& a, const Tuning& tu, cudaStream_t stream) {
       const int ppw = rows_grid<V>(a.e, a.ly, tu.pairs_per_warp, tu.min_warps).ppw;
       if (tu.coded_raw_prefetch && ppw >= tu.coded_raw_min_pairs) {
         const CodedDetails& c = *a.coded;
-        if (tu.coded_shift_free && !c.band[0].shift && !c.band[1].shift && !c.band[2].shift)
-          return launch_rows<T, V, true, true, kCheck, true, true, true, false>(a, tu, stream);
+        const bool shift_free = tu.coded_shift_free && !c.band[0].shift && !c.band[1].shift && !c.band[2].shift;
+        if constexpr (!std::is_same_v<T, int32_t>) {  // (probing register budgets: Tuning::coded_min_blocks)
+          if (tu.coded_min_blocks == 7)
+            return shift_free ? launch_rows<T, V, true, true, kCheck, true, true, true, false, 7>(a, tu, stream)
+                              : launch_rows<T, V, true, true, kCheck, true, true, true, true, 7>(a, tu, stream);
+          if (tu.coded_min_blocks == 8)
+            return shift_free ? launch_rows<T, V, true, true, kCheck, true, true, true, false, 8>(a, tu, stream)
+                              : launch_rows<T, V, true, true, kCheck, true, true, true, true, 8>(a, tu, stream);
+        }
+        if (shift_free) return launch_rows<T, V, true, true, kCheck, true, true, true, false>(a, tu, stream);
         return launch_rows<T, V, true, true, kCheck, true, true, true>(a, tu, stream);
       }
       return launch_rows<T, V, true, true, kCheck, true, true>(a, tu, stream);
