@@ -244,15 +244,21 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     // default only a frame that fails another check is decoded again with them.
     timed_setting("every embedded chunk's checksum checked", "checked only if another check fails",
                   [] { wg::deferred_chunk_checks = false; }, [] { wg::deferred_chunk_checks = true; });
-    // The plan's header reads: a cudaMemcpyAsync a group instead of one batch
-    // a round; only the fixed headers' round batched; no speculation (four
-    // waits, where the speculative reads take two, more for frames with
-    // large header areas).
-    timed_setting("the plan's header reads a copy a group", "one batch a round",
-                  [] { wg::batched_header_reads = false; }, [] { wg::batched_header_reads = true; });
-    timed_setting("only the fixed headers' reads batched", "the header areas' too",
-                  [] { wg::batched_area_reads = false; }, [] { wg::batched_area_reads = true; });
-    timed_setting("the plan's headers read in four rounds", "speculative reads",
+    // The plan's header reads. By default one round trip: a kernel gathers
+    // the first 4 KiB and every embedded header area into mapped pinned
+    // memory. Against it: two rounds of copies (the first 4 KiB, then the
+    // embedded headers as one batch), a cudaMemcpyAsync a group instead of
+    // the batch, only the fixed headers' round batched, no speculation (four
+    // waits).
+    timed_setting("the plan's headers read by copies in two rounds", "gathered by a kernel in one round trip",
+                  [] { wg::gathered_header_reads = false; }, [] { wg::gathered_header_reads = true; });
+    timed_setting("the plan's header reads a copy a group", "gathered by a kernel",
+                  [] { wg::gathered_header_reads = false, wg::batched_header_reads = false; },
+                  [] { wg::gathered_header_reads = true, wg::batched_header_reads = true; });
+    timed_setting("only the fixed headers' reads batched", "gathered by a kernel",
+                  [] { wg::gathered_header_reads = false, wg::batched_area_reads = false; },
+                  [] { wg::gathered_header_reads = true, wg::batched_area_reads = true; });
+    timed_setting("the plan's headers read in four rounds", "gathered by a kernel",
                   [] { wg::speculative_header_reads = false; }, [] { wg::speculative_header_reads = true; });
     // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_tuning.min_warps
     // 0), where by default the coarse levels take fewer pairs a warp.

@@ -503,12 +503,17 @@ TEST(GpuWavelet, HeaderReadsSpeculativeOrInRounds) {
   std::mt19937_64 rng(seed);
   namespace wg = cuda::wavelet_gpu;
   struct Restore {
-    ~Restore() { wg::speculative_header_reads = true, wg::batched_header_reads = true, wg::batched_area_reads = true; }
+    ~Restore() {
+      wg::speculative_header_reads = true, wg::batched_header_reads = true, wg::batched_area_reads = true;
+      wg::gathered_header_reads = true;
+    }
   } restore;
-  auto decode_with = [](const Bytes& s, bool speculative, bool batched, bool areas) {
+  auto decode_with = [](const Bytes& s, bool speculative, bool batched, bool areas, bool gathered = false) {
     wg::speculative_header_reads = speculative, wg::batched_header_reads = batched, wg::batched_area_reads = areas;
+    wg::gathered_header_reads = gathered;
     GpuResult r = gpu_decode(s.data(), s.size());
     wg::speculative_header_reads = true, wg::batched_header_reads = true, wg::batched_area_reads = true;
+    wg::gathered_header_reads = true;
     return r;
   };
   const WaveletImage rgb = image(301, 203, 1, 3, DType::u16), grey = image(1100, 700, 1, 1, DType::u8);
@@ -539,12 +544,23 @@ TEST(GpuWavelet, HeaderReadsSpeculativeOrInRounds) {
       const GpuResult rounds = decode_with(s, false, true, true);
       const GpuResult single = decode_with(s, true, false, false);
       const GpuResult fixed_batched = decode_with(s, true, true, false);
+      // The default: the first 4 KiB and the embedded header areas gathered
+      // by a kernel in one round trip; on a shortened frame too (its last
+      // group's frame cut, or the group table itself).
+      const GpuResult gathered = decode_with(s, true, true, true, true);
+      const std::size_t cut = t % 3 == 0 ? rng() % s.size() : s.size();
+      const GpuResult gathered_cut = decode_with(Bytes(s.begin(), s.begin() + cut), true, true, true, true);
+      const GpuResult copied_cut = decode_with(Bytes(s.begin(), s.begin() + cut), true, true, true);
       ++trials;
       if (t == 0) {
         ASSERT_FALSE(spec.threw) << spec.what;
         EXPECT_TRUE(spec.out == data);
       }
-      for (const GpuResult* r : {&rounds, &single, &fixed_batched}) {
+      ASSERT_EQ(gathered_cut.threw, copied_cut.threw) << "cut at " << cut << ": " << gathered_cut.what;
+      EXPECT_EQ(gathered_cut.what, copied_cut.what);
+      EXPECT_TRUE(gathered_cut.out == copied_cut.out);
+      EXPECT_TRUE(cut == s.size() || gathered_cut.threw) << "cut at " << cut;
+      for (const GpuResult* r : {&rounds, &single, &fixed_batched, &gathered}) {
         ASSERT_EQ(r->threw, spec.threw) << r->what << " / " << spec.what;
         EXPECT_EQ(r->what, spec.what);
         EXPECT_EQ(r->code, spec.code);
@@ -553,7 +569,7 @@ TEST(GpuWavelet, HeaderReadsSpeculativeOrInRounds) {
       rejected += spec.threw;
     }
   }
-  std::cout << trials << " frames (clean and damaged headers) read four ways, " << rejected << " rejected"
+  std::cout << trials << " frames (clean and damaged headers) read five ways, " << rejected << " rejected"
             << std::endl;
 }
 

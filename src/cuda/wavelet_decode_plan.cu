@@ -15,6 +15,7 @@
 #include "cuda/decode_tables_gpu.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_header_gather.hpp"
 #include "wavelet/coefficients.hpp"
 #include "wavelet/encode_plan.hpp"
 #include "wavelet/samples_checksum.hpp"
@@ -107,7 +108,7 @@ uint64_t guess_area(const wavelet::Group& gr) {
 // copies into pinned memory (and a second for the groups whose areas the
 // first did not hold), one wait each, not two waits per group.
 std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_frame, const uint8_t* host_frame,
-                                               cudaStream_t stream) {
+                                               const GatheredHeaders* gathered, cudaStream_t stream) {
   const std::vector<wavelet::Group>& groups = p.w.header.groups;
   const std::size_t G = groups.size();
   const uint64_t payload = p.w.frame.header_area_bytes();
@@ -147,28 +148,42 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
   }
   // Round 1: each group's fixed header and, speculatively, as much of its
   // header area as a frame of the vlec writer's chunks with small codebooks
-  // has (guess_area): most groups' whole areas, in the one round.
+  // has (guess_area): most groups' whole areas, in the one round. Or, where
+  // the gather kernel took every group's piece from where this parse puts
+  // its frame (and at least its fixed header), those pieces, with no round.
   std::vector<uint64_t> dst_at(G), src_at(G), got(G), area(G);
+  std::vector<const uint8_t*> round1(G);
   std::vector<std::size_t> sizes(G);
-  uint64_t total = 0;
-  for (std::size_t g = 0; g < G; ++g) {
-    got[g] = wavelet_gpu::speculative_header_reads ? guess_area(groups[g]) : format::kFixedHeaderBytes;
-    got[g] = std::min<uint64_t>(got[g], groups[g].frame_bytes);  // >= 48 (parse_wavelet_frame)
-    dst_at[g] = total;
-    src_at[g] = payload + groups[g].frame_offset;
-    sizes[g] = got[g];
-    total += round_up(got[g]);
+  for (std::size_t g = 0; g < G; ++g) src_at[g] = payload + groups[g].frame_offset;
+  bool use_gathered = gathered && gathered->pieces.size() == G;
+  for (std::size_t g = 0; use_gathered && g < G; ++g) {
+    const GatheredHeaders::Piece& piece = gathered->pieces[g];
+    use_gathered = piece.src == src_at[g] && piece.bytes >= format::kFixedHeaderBytes;
   }
-  PinnedBuffer<uint8_t> first(std::max<uint64_t>(total, 1));
-  read_pieces(first.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  PinnedBuffer<uint8_t> first;
+  if (use_gathered) {
+    for (std::size_t g = 0; g < G; ++g) got[g] = gathered->pieces[g].bytes, round1[g] = gathered->pieces[g].data;
+  } else {
+    uint64_t total = 0;
+    for (std::size_t g = 0; g < G; ++g) {
+      got[g] = wavelet_gpu::speculative_header_reads ? guess_area(groups[g]) : format::kFixedHeaderBytes;
+      got[g] = std::min<uint64_t>(got[g], groups[g].frame_bytes);  // >= 48 (parse_wavelet_frame)
+      dst_at[g] = total;
+      sizes[g] = got[g];
+      total += round_up(got[g]);
+    }
+    first.resize(std::max<uint64_t>(total, 1));
+    read_pieces(first.get(), d_frame, dst_at, src_at, sizes, stream, wavelet_gpu::batched_header_reads);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t g = 0; g < G; ++g) round1[g] = first.get() + dst_at[g];
+  }
   plan_mark(2);
   // Round 2, only for the groups whose header area is larger than round 1 read.
   std::vector<const uint8_t*> where(G);
   std::vector<uint64_t> second_at(G, 0);
   uint64_t second = 0, work = 0;
   for (std::size_t g = 0; g < G; ++g) {
-    area[g] = area_bytes(g, first.get() + dst_at[g]);
+    area[g] = area_bytes(g, round1[g]);
     work += area[g];
     sizes[g] = area[g] > got[g] ? area[g] : 0;
     second_at[g] = second;
@@ -182,7 +197,7 @@ std::vector<format::ParsedFrame> read_embedded(const Plan& p, const uint8_t* d_f
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   plan_mark(3);
-  for (std::size_t g = 0; g < G; ++g) where[g] = sizes[g] ? rest.get() + second_at[g] : first.get() + dst_at[g];
+  for (std::size_t g = 0; g < G; ++g) where[g] = sizes[g] ? rest.get() + second_at[g] : round1[g];
   for_each_group(G, work, [&](std::size_t g) { check(g, where[g], area[g]); });
   plan_mark(4);
   return frames;
@@ -201,10 +216,18 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
   // From the device: the first kFirstRead bytes at once, which hold the
   // header area of most frames (the fixed and wavelet headers and a group
   // table of 32 bytes a group), then the rest of a larger area.
+  // Or all in one round trip: the gather kernel's copy of the first 4 KiB
+  // and of each group's embedded header area (wavelet_header_gather.hpp).
   PinnedBuffer<uint8_t> area;
+  GatheredHeaders gathered;
+  bool use_gathered = false;
   const uint8_t* header = host_frame;
   std::size_t at_hand = bytes;
-  if (!host_frame) {
+  if (!host_frame && wavelet_gpu::gathered_header_reads && wavelet_gpu::speculative_header_reads &&
+      gather_headers(d_frame, bytes, stream, gathered)) {
+    use_gathered = true;
+    header = gathered.top, at_hand = gathered.top_bytes;
+  } else if (!host_frame) {
     at_hand = wavelet_gpu::speculative_header_reads ? std::min<std::size_t>(bytes, kFirstRead)
                                                     : std::min<std::size_t>(bytes, format::kFixedHeaderBytes);
     header = read_device(area, d_frame, at_hand, stream);
@@ -231,7 +254,7 @@ Plan make_plan(const void* d_frame_v, std::size_t bytes, cudaStream_t stream, co
 
   const wavelet::Subbands sb(p.shape, h.levels);
   const std::size_t G = h.groups.size();
-  p.frames = read_embedded(p, d_frame, host_frame, stream);
+  p.frames = read_embedded(p, d_frame, host_frame, use_gathered ? &gathered : nullptr, stream);
   uint64_t first = 0;
   for (std::size_t g = 0; g < G; ++g) {
     const wavelet::Group& gr = h.groups[g];

@@ -14,6 +14,7 @@ bool deferred_chunk_checks = true;
 bool batched_header_reads = true;
 bool batched_area_reads = true;
 bool speculative_header_reads = true;
+bool gathered_header_reads = true;
 dwt::Tuning dwt_tuning;
 bool coded_detail_bands = true;
 unsigned coded_detail_levels = 3;

@@ -158,6 +158,11 @@ extern bool batched_area_reads;
 // larger are read again. false: a round for the fixed headers, then one for
 // the areas, at each of the two levels (four waits). The benchmark compares.
 extern bool speculative_header_reads;
+// With speculative_header_reads: whether the plan's reads go in one round
+// trip, a kernel copying the first 4 KiB and every group's embedded header
+// area into mapped pinned memory (cuda/wavelet_header_gather.hpp; the
+// default), or as the two rounds of copies above. The benchmark compares.
+extern bool gathered_header_reads;
 // The Tuning (dwt53_gpu.hpp) the codec's 5/3 transforms take, encoder and
 // decoder: the defaults, which the benchmark and the tests change one field
 // at a time (min_warps 0 keeps pairs_per_warp at every level; the coded
