@@ -68,9 +68,14 @@ struct Tuning {
   // -> 68.7 (bench/results/2026-11-27-h100-session22-forward-tops-blocks.log).
   bool tops_six_blocks = true;
   // The decoder's raw-prefetch kernels (coded details) built for this many
-  // 4-warp blocks an SM (0: as ptxas leaves them: 79 registers without the
-  // low-bit window, 96 with it, for u16 out; 6 and 5 blocks).
-  int coded_min_blocks = 0;
+  // 4-warp blocks an SM (7 or 8; 0: as ptxas leaves them, 79 registers
+  // without the low-bit window and 96 with it for u16 out: 6 and 5 blocks).
+  // At 7 (72 registers; no spills without the window, 44 bytes with it),
+  // level 1 of u16 8192^2 took 0.158 -> 0.154 ms (MR slice), 0.162 ->
+  // 0.159 (smooth), 0.217 -> 0.210 (hdr_room16, with the window); at 8 (64
+  // registers, a few spills) 0.154 / 0.158 / 0.225
+  // (bench/results/2026-11-27-h100-session23-gather-*-wavelet-gpu-bench.log).
+  int coded_min_blocks = 7;
 };
 
 // An int32 array with element strides (x stride 1).
