@@ -290,9 +290,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                            : "the raw-prefetch 5/3 kernels at any register count",
                     "built for 7 blocks an SM", [blocks] { wg::dwt_tuning.coded_min_blocks = blocks; },
                     [&] { wg::dwt_tuning = tuning; });
-    timed_setting("the samples checksum a warp a segment", "block sums, then a fold a segment",
-                  [] { cuda::checksum_segment_block_sums = false; },
-                  [] { cuda::checksum_segment_block_sums = true; });
+    timed_setting("the samples checksum a block of loads at a time", "8 blocks",
+                  [] { cuda::checksum_blocks_in_flight = 1; },
+                  [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
     timed_setting("the end's status reads a copy a group", "one batch",
                   [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
     timed_setting("side streams at the default priority", "at the greatest",
@@ -574,23 +574,20 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     std::printf("  samples checksum alone, %s: %.3f ms%s\n", segmented ? "segmented (flag bit 2)" : "sequential",
                 ms, segmented ? "" : (h == checksum64(cpu_out.data(), bytes) ? " (== host XXH3)" : " (!= host XXH3)"));
   }
-  {  // The segmented checksum a warp a segment (8 blocks of loads in flight,
-     // or 1) against block sums then folds (the default), alternated.
+  {  // The segmented checksum with its warps' loads a block at a time, alternated with the default.
     DeviceBuffer<uint8_t> t(cuda::samples_checksum_temp_bytes(bytes, true));
-    float ms[3] = {0, 0, 0};
+    float ms[2] = {0, 0};
     for (int round = 0; round < 2; ++round)
-      for (int mode : {0, 1, 2}) {
-        cuda::checksum_segment_block_sums = mode == 0;
-        cuda::checksum_blocks_in_flight = mode == 2 ? 1 : cuda::kBlocksInFlight;
-        ms[mode] = bench::median_ms(repeat, stream, [&] {
+      for (const unsigned blocks : {1u, cuda::kBlocksInFlight}) {
+        cuda::checksum_blocks_in_flight = blocks;
+        ms[blocks == 1 ? 0 : 1] = bench::median_ms(repeat, stream, [&] {
           cuda::samples_checksum_device(d_out.get(), bytes, true, d_err.get(), t.get(), t.size(), stream);
         });
       }
-    cuda::checksum_segment_block_sums = true;
     cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight;
-    std::printf("  samples checksum alone, segmented, block sums then a fold a segment: %.3f ms (%.0f GB/s); a warp a "
-                "segment, %u blocks of loads in flight: %.3f ms; one: %.3f ms\n",
-                ms[0], bytes / ms[0] / 1e6, cuda::kBlocksInFlight, ms[1], ms[2]);
+    std::printf("  samples checksum alone, segmented, a block of loads a warp at a time: %.3f ms (%u blocks: %.3f ms; "
+                "%.0f GB/s)\n",
+                ms[0], cuda::kBlocksInFlight, ms[1], bytes / ms[1] / 1e6);
   }
 
   // The GPU writer, device to device.
@@ -673,9 +670,9 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::dwt_tuning.tops_six_blocks = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
-    timed_compress("the samples checksum a warp a segment", "block sums, then a fold a segment",
-                   [] { cuda::checksum_segment_block_sums = false; },
-                   [] { cuda::checksum_segment_block_sums = true; });
+    timed_compress("the samples checksum a block of loads at a time", "8 blocks",
+                   [] { cuda::checksum_blocks_in_flight = 1; },
+                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
     // The encoder's steps: host time between its points, and the GPU's
     // span of each step's work (events at the points; cuda/
     // wavelet_encode_kernels.hpp, EncodePoint); medians.

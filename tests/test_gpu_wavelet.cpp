@@ -300,23 +300,17 @@ TEST(GpuWavelet, SamplesChecksumBothDefinitions) {
     DeviceBuffer<uint8_t> d(len);
     CUDA_CHECK(cudaMemcpy(d.get(), data.data(), len, cudaMemcpyHostToDevice));
     DeviceBuffer<uint64_t> h(1);
-    // Sequential; segmented (block sums, then a fold a segment: the
-    // default); segmented, one warp a segment with 8 blocks of loads in
-    // flight, and with one (checksum_segment_block_sums false,
-    // checksum_blocks_in_flight 8 and 1).
-    static const char* const kModes[] = {"sequential", "segmented", "segmented, a warp a segment",
-                                         "segmented, a warp a segment, block by block"};
-    for (int mode : {0, 1, 2, 3}) {
+    // Sequential; segmented; segmented block by block (checksum_blocks_in_flight 1).
+    for (int mode : {0, 1, 2}) {
       const bool segmented = mode > 0;
       DeviceBuffer<uint8_t> temp(cuda::samples_checksum_temp_bytes(len, segmented));
-      cuda::checksum_segment_block_sums = mode == 1;
-      cuda::checksum_blocks_in_flight = mode == 3 ? 1 : cuda::kBlocksInFlight;
+      cuda::checksum_blocks_in_flight = mode == 2 ? 1 : cuda::kBlocksInFlight;
       cuda::samples_checksum_device(d.get(), len, segmented, h.get(), temp.get(), temp.size(), nullptr);
-      cuda::checksum_segment_block_sums = true;
       cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight;
       uint64_t got = 0;
       CUDA_CHECK(cudaMemcpy(&got, h.get(), 8, cudaMemcpyDeviceToHost));
-      EXPECT_EQ(got, segmented ? want_seg : want_seq) << "length " << len << ", " << kModes[mode];
+      EXPECT_EQ(got, segmented ? want_seg : want_seq)
+          << "length " << len << (segmented ? " segmented" : "") << (mode == 2 ? ", block by block" : "");
     }
   }
 }

@@ -11,7 +11,6 @@
 namespace vlec::cuda {
 
 unsigned checksum_blocks_in_flight = kBlocksInFlight;
-bool checksum_segment_block_sums = true;
 
 namespace {
 
@@ -122,38 +121,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-// One warp per segment, from the block sums block_sums_kernel wrote for
-// every whole 1 KiB block of the bytes (a segment's blocks are blocks
-// 64 s .. 64 s + 62 there: XXH3 keys a block's words the same wherever it
-// lies): the warp stages its segment's sums in shared memory with every
-// load in flight, lanes 0..7 fold them in order, and the warp hashes the
-// segment's tail from the bytes.
-constexpr unsigned kSegmentBlocks = kChecksumSegmentBytes / xxh3::kBlock;  // 64: whole blocks <= 63 a segment
-__global__ void __launch_bounds__(kThreads)
-    segment_fold_kernel(const uint8_t* p, uint64_t len, uint64_t count, const unsigned long long* sums,
-                        uint64_t* hashes) {
-  __shared__ unsigned long long staged[kWarps][8 * kSegmentBlocks];
-  const unsigned lane = threadIdx.x % 32, warp = uniform_warp_index();
-  for (uint64_t s = blockIdx.x * uint64_t{kWarps} + warp; s < count; s += uint64_t{gridDim.x} * kWarps) {
-    const uint64_t at = s * kChecksumSegmentBytes;
-    const uint64_t n = std::min<uint64_t>(uint64_t{kChecksumSegmentBytes}, len - at);
-    if (n <= 240) {
-      if (lane == 0) hashes[s] = xxh3::hash64_short(p + at, n);
-      continue;
-    }
-    const unsigned blocks = static_cast<unsigned>((n - 1) / xxh3::kBlock);
-    const unsigned long long* mine = sums + 8 * (s * kSegmentBlocks);
-    for (unsigned i = lane; i < 8 * blocks; i += 32) staged[warp][i] = mine[i];
-    __syncwarp();
-    uint64_t acc = lane < 8 ? init_acc_lane(lane) : 0;
-    if (lane < 8)
-      for (unsigned b = 0; b < blocks; ++b) acc = xxh3::scramble(acc + staged[warp][8 * b + lane], lane);
-    const uint64_t h = finish_long_warp(acc, p + at, n, lane);
-    if (lane == 0) hashes[s] = h;
-    __syncwarp();  // the stage is rewritten for the next segment
-  }
-}
-
 // The hash of the segment hashes (8 bytes a segment: 16 KiB for a 128 MiB
 // image, 512 KiB for 4 GiB), by one warp block after block: one L2 round
 // trip a 1 KiB block after the segments' kernel (9.2 us for 16 KiB by
@@ -188,11 +155,8 @@ unsigned grid_for(uint64_t warps_of_work) {
 
 }  // namespace
 
-// Segmented: the segment hashes, then (checksum_segment_block_sums) the
-// block sums of every whole 1 KiB block, 8-byte aligned.
 std::size_t samples_checksum_temp_bytes(uint64_t bytes, bool segmented) {
-  if (!segmented) return 64 * std::max<uint64_t>(whole_blocks(bytes), 1);
-  return 8 * std::max<uint64_t>(segments(bytes), 1) + 64 * std::max<uint64_t>(bytes / xxh3::kBlock, 1);
+  return segmented ? 8 * std::max<uint64_t>(segments(bytes), 1) : 64 * std::max<uint64_t>(whole_blocks(bytes), 1);
 }
 
 void samples_checksum_device(const uint8_t* d_bytes, uint64_t bytes, bool segmented, uint64_t* d_hash, void* d_temp,
@@ -204,17 +168,7 @@ void samples_checksum_device(const uint8_t* d_bytes, uint64_t bytes, bool segmen
   if (segmented) {
     const uint64_t count = segments(bytes);
     uint64_t* hashes = static_cast<uint64_t*>(d_temp);
-    if (checksum_segment_block_sums) {
-      // Every whole 1 KiB block's sums first, with the whole GPU's loads in
-      // flight, then one warp a segment folds its sums (see segment_fold_kernel).
-      const uint64_t blocks = bytes / xxh3::kBlock;
-      auto* sums = reinterpret_cast<unsigned long long*>(hashes + std::max<uint64_t>(count, 1));
-      if (blocks > 0) block_sums_kernel<<<grid_for(blocks), kThreads, 0, stream>>>(d_bytes, blocks, sums);
-      CUDA_CHECK(cudaGetLastError());
-      segment_fold_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, sums, hashes);
-      CUDA_CHECK(cudaGetLastError());
-      final_hash_block_kernel<<<1, kThreads, 0, stream>>>(hashes, count, d_hash);
-    } else if (checksum_blocks_in_flight == 1) {
+    if (checksum_blocks_in_flight == 1) {
       segment_hash_kernel<1><<<grid_for(count), kThreads, 0, stream>>>(d_bytes, bytes, count, hashes);
       CUDA_CHECK(cudaGetLastError());
       final_hash_warp_kernel<<<1, 32, 0, stream>>>(hashes, count, d_hash);

@@ -5,12 +5,10 @@
 //    its block in parallel (8 words per block, to temp), and one block then
 //    folds the block sums in order (a multiply and a few shifts per block:
 //    about 30 cycles a block, ~2 ms for 128 MiB; it is there for old streams);
-//  * segmented (flag bit 2 set): XXH3-64 of each 65,536-byte segment, then
-//    XXH3-64 of the array of those hashes (u64, little-endian), all
-//    parallel but the last short hash: every 1 KiB block's sums by one warp
-//    a block, then each segment's fold by one warp
-//    (checksum_segment_block_sums); or one warp per segment from the bytes,
-//    issuing eight 1 KiB blocks' loads before it sums any (kBlocksInFlight).
+//  * segmented (flag bit 2 set): XXH3-64 of each 65,536-byte segment, one
+//    warp per segment, then XXH3-64 of the array of those hashes (u64,
+//    little-endian), all parallel but the last short hash. Each warp issues
+//    eight 1 KiB blocks' loads before it sums any (kBlocksInFlight).
 // Both are enqueued on the caller's stream with caller-provided temp storage
 // and leave the hash in a device word.
 #pragma once
@@ -29,13 +27,6 @@ constexpr uint64_t kChecksumSegmentBytes = 65536;
 // (the benchmark compares). Not thread-safe.
 constexpr unsigned kBlocksInFlight = 8;
 extern unsigned checksum_blocks_in_flight;
-// Segmented definition: whether every whole 1 KiB block's sums are computed
-// first by a kernel of its own (all the GPU's warps loading), then folded a
-// warp a segment (true, the default), or each segment hashed by one warp
-// from the bytes (checksum_blocks_in_flight blocks of loads at a time). The
-// one-warp-a-segment kernel gives each of its ~2,000 warps (128 MiB) one
-// segment of 8 batches of loads, one after the other. Not thread-safe.
-extern bool checksum_segment_block_sums;
 
 // Temp bytes samples_checksum_device needs for `bytes` bytes.
 std::size_t samples_checksum_temp_bytes(uint64_t bytes, bool segmented);
