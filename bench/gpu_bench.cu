@@ -17,7 +17,6 @@
 
 #include "cpu/frame_codec.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/huffman_encode.hpp"
 #include "cuda/frame_decode.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
@@ -71,7 +70,6 @@ int main(int argc, char** argv) {
     else if (a == "--seed") args.seed = std::stoull(value());
     else if (a == "--data") args.data = split(value());
     else if (a == "--decode-only") args.decode_only = true;
-    else if (a == "--no-lookahead-prefetch") cuda::encode_lookahead_prefetch = false;
     else if (a == "--variants") {
       args.variants.clear();
       for (const std::string& v : split(value())) args.variants.push_back(std::stoul(v));
@@ -82,7 +80,7 @@ int main(int argc, char** argv) {
       for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
       std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] "
-                           "[--variants 1,2,3,4] [--decode-only] [--no-lookahead-prefetch]\n");
+                           "[--variants 1,2,3,4] [--decode-only]\n");
       return 1;
     }
   }

@@ -41,7 +41,6 @@
 #include "bench_timing.cuh"
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/huffman_encode.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
@@ -671,8 +670,6 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [] { wg::dwt_tuning.tops_six_blocks = false; }, [&] { wg::dwt_tuning = tuning; });
     timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
                    [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
-    timed_compress("the encoder's lookahead rows not prefetched", "prefetched into L1 at pass B's start",
-                   [] { cuda::encode_lookahead_prefetch = false; }, [] { cuda::encode_lookahead_prefetch = true; });
     timed_compress("the samples checksum a block of loads at a time", "8 blocks",
                    [] { cuda::checksum_blocks_in_flight = 1; },
                    [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });

@@ -128,16 +128,8 @@ static_assert(kLookaheadRows<uint16_t> <= kBatchRows<uint16_t> && kLookaheadRows
 template <typename Sym, unsigned K>
 __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
                        uint32_t T, uint32_t* words, const ChunkShared& sh, GroupWordT<Sym>* stage, unsigned warp,
-                       unsigned lane, bool lookahead_prefetch) {
+                       unsigned lane) {
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
-  // The lookahead's first batch into L1 now, so that its loads after the
-  // range hit L1 instead of waiting on L2 (the rows are the next warp's).
-  if (lookahead_prefetch && warp != kWarps - 1) {
-    const GroupWordT<Sym>* next = reinterpret_cast<const GroupWordT<Sym>*>(in + r.row_end * kRow) + lane;
-#pragma unroll
-    for (unsigned b = 0; b < kLookaheadRows<Sym>; ++b)
-      if (r.row_end + b < full_rows) asm volatile("prefetch.global.L1 [%0];" ::"l"(next + b * kLanes));
-  }
   // The lane's stream position at the range start, and the words it took
   // before: ceil((C + T) / 32), C being its position before the previous step.
   uint32_t consumed = 0;
@@ -269,8 +261,7 @@ __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v,
     for (uint64_t i = threadIdx.x; i < (v.raw_bytes + 3) / 4 * 4; i += blockDim.x)
       out[i] = i < v.raw_bytes ? src[i] : 0;
   } else {
-    pass_b<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane,
-                   a.lookahead_prefetch);
+    pass_b<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane);
   }
   // The checksum is not needed to place anything, so it comes last.
   if (warp == kWarps - 1) {

@@ -28,12 +28,6 @@ enum class EncodeStrategy { lanes, pavle, reduce_shuffle };
 // Status a chunk leaves in chunk_status[c].
 enum EncodeStatus : uint32_t { kEncodeOk = 0, kEncodeNoCode = 1 };
 
-// The lanes encoder: whether each warp's pass B starts by prefetching into
-// L1 the rows its lookahead will read past its range (the next warp's first
-// rows, read from L2 otherwise, one batch's wait a chunk). Not thread-safe;
-// the benchmark compares.
-inline bool encode_lookahead_prefetch = true;
-
 struct HuffmanEncodeArgs {
   const void* in;                 // device: elements * width bytes
   uint64_t elements;
@@ -50,7 +44,6 @@ struct HuffmanEncodeArgs {
   uint64_t blocks_per_chunk;      // ceil(chunk_elements * width / 1024)
   uint32_t* chunk_status;         // device: [chunk_count]
   uint64_t* checksums;            // device: [chunk_count], XXH3-64 of each chunk's original bytes
-  bool lookahead_prefetch = encode_lookahead_prefetch;  // lanes: see encode_lookahead_prefetch
 };
 
 // Enqueue the encode of every chunk with the given strategy.
