@@ -653,6 +653,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
                    [] { wg::symbols_row_tiles = true; });
+    timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
+                   [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
     timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",
                    [] { wg::late_samples_checksum = false; }, [] { wg::late_samples_checksum = true; });
     timed_compress("8 tiles a histogram block in every list", "fewer in short lists",

@@ -18,6 +18,7 @@
 
 #ifdef VLEC_WITH_CUDA
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <cstdio>
@@ -240,6 +241,15 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "5/3 with tops at any register count");
   }
   wg::dwt_tuning.tops_six_blocks = true;
+  wg::early_payload_copies = false;  // the payload copied after the wait for the frames' sizes
+  for (bool big_endian : {false, true}) {
+    WaveletOptions o;
+    o.levels = 6;
+    o.big_endian_output = big_endian;
+    o.container_prefix = {'P', '5', '\n'};
+    check_case(data, im, o, "payload copied after the wait");
+  }
+  wg::early_payload_copies = true;
   wg::threaded_frame_enqueue = true;
   wg::encode_side_streams = streams;
   wg::histograms_from_statistics = true;
@@ -423,15 +433,27 @@ TEST(GpuWaveletEncode, ErrorsAreThrown) {
     }
     return ErrorCode{};
   };
-  // Too small an output: output_too_small (the CPU frame's size minus one).
+  // Too small an output: output_too_small (the CPU frame's size minus one),
+  // with the output untouched (the payload's early copies, enqueued before
+  // the frames' sizes are known, see that it would not fit and copy nothing).
   WaveletOptions o;
   o.backend = Backend::cpu;
   const std::size_t need = wavelet_compress(data.data(), im, o).size();
-  EXPECT_EQ(code_of([&] {
-              device::wavelet_compress(d_samples.get(), im, d_frame.get(), need - 1, d_temp.get(), d_temp.size(),
-                                       nullptr);
-            }),
-            ErrorCode::output_too_small);
+  for (const bool early : {true, false}) {
+    cuda::wavelet_gpu::early_payload_copies = early;
+    CUDA_CHECK(cudaMemset(d_frame.get(), 0xA5, d_frame.size()));
+    EXPECT_EQ(code_of([&] {
+                device::wavelet_compress(d_samples.get(), im, d_frame.get(), need - 1, d_temp.get(), d_temp.size(),
+                                         nullptr);
+              }),
+              ErrorCode::output_too_small);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    Bytes after(d_frame.size());
+    CUDA_CHECK(cudaMemcpy(after.data(), d_frame.get(), after.size(), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::all_of(after.begin(), after.end(), [](uint8_t b) { return b == 0xA5; }))
+        << "an output too small was written to" << (early ? " (early copies)" : "");
+  }
+  cuda::wavelet_gpu::early_payload_copies = true;
   EXPECT_EQ(device::wavelet_compress(d_samples.get(), im, d_frame.get(), need, d_temp.get(), d_temp.size(), nullptr),
             need);
   EXPECT_EQ(code_of([&] {

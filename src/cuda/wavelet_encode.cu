@@ -27,7 +27,10 @@
 //     host (one more wait each), and those whose codec is not Huffman are
 //     coded again (one more wait).
 //  5. Host: the header area (finish_header); then the header area, and every
-//     group's frame and low bits by one batched copy, into the output.
+//     group's frame and low bits by one batched copy, into the output. The
+//     copy is enqueued before wait 4 where it can be
+//     (cuda/wavelet_payload_copy.hpp): its table comes from the sizes on
+//     the device, and it runs on a side stream during the wait.
 // So 3 waits for a photograph; each reads a few bytes to a few KB.
 //
 // Temp storage is sized from the shape alone (the query cannot see the
@@ -59,6 +62,7 @@
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_layout.hpp"
 #include "cuda/wavelet_kernels.hpp"
+#include "cuda/wavelet_payload_copy.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
 #include "dwt/dwt53.hpp"
 #include "vlec/device_dwt.hpp"
@@ -483,21 +487,72 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     phase(wg::kFramesEnqueued, stream);
   };
   std::vector<uint64_t> host_sizes, hash_word;
+  // The payload's pieces (a frame a group, then its low bits if any), for
+  // the batched copy at the end or, early, for payload_table_kernel.
+  std::vector<uint32_t> piece(G);
+  std::size_t copies = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    piece[g] = static_cast<uint32_t>(copies);
+    copies += wavelet::low_bits_bytes(counts[g], shifts[g]) ? 2 : 1;
+  }
+  SAFETY_CHECK(copies <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ", copies,
+               " pieces is above the bound ", L.max_copies);
+  auto* d_table = reinterpret_cast<uint64_t*>(t + L.copy_table);
+  auto batched_copy = [&](cudaStream_t st) {
+    std::size_t copy_temp = L.copy_temp_bytes;
+    CUDA_CHECK(cub::DeviceMemcpy::Batched(t + L.copy_temp, copy_temp, reinterpret_cast<const void* const*>(d_table),
+                                          reinterpret_cast<void* const*>(d_table + copies), d_table + 2 * copies,
+                                          static_cast<int64_t>(copies), st));
+  };
+  // Early copies: the header area's size from the writer's own code (it
+  // does not depend on the frames' sizes), the table from the sizes on the
+  // device, the copy on side stream 0 until it is joined after the wait.
+  bool early = wg::early_payload_copies && wg::speculative_huffman_frames && G <= wg::kEarlyCopyGroups;
+  std::size_t header_bytes = 0;
+  auto enqueue_early_copies = [&] {
+    wavelet::Header probe = h;
+    uint64_t unused = 0;
+    header_bytes = wavelet::finish_header(probe, plan.specs, shifts, counts, std::vector<uint64_t>(G, 0), &unused).size();
+    wg::PayloadCopyPlan cp;
+    cp.groups = static_cast<uint32_t>(G);
+    cp.copies = static_cast<uint32_t>(copies);
+    cp.header_bytes = header_bytes;
+    cp.capacity = capacity;
+    cp.out = d_frame;
+    cp.sizes = sizes;
+    cp.table = d_table;
+    for (std::size_t g = 0; g < G; ++g) {
+      cp.frame_src[g] = t + L.coeffs + frame_at[g];
+      cp.low_src[g] = t + L.low + low_at[g];
+      cp.low_bytes[g] = wavelet::low_bits_bytes(counts[g], shifts[g]);
+      cp.piece[g] = piece[g];
+    }
+    const cudaStream_t side0 = side_streams()[0];
+    fork_side_streams(events, stream, 1);
+    wg::enqueue_payload_table(cp, side0);
+    batched_copy(side0);
+  };
   phase(wg::kSymbolsEnqueued, stream);
   if (wg::speculative_huffman_frames) {
     phase(wg::kSymbolsRead, stream);
     phase(wg::kCodecsChosen, stream);
     enqueue_frames();
+    if (early) enqueue_early_copies();
     HostReads r;
     r.add(host_runs, runs, G);
     r.add(host_sizes, sizes, 2 * G);
     r.add(hash_word, status + kStatusHash, 1);
     r.wait(stream);  // wait 3 and 4 at once
+    // The caller's stream takes the early copies in now: whatever follows
+    // (the header area, a group coded again, the caller's next work) comes
+    // after them, and an error thrown below leaves nothing pending.
+    if (early) join_side_streams(events, stream, 1);
     phase(wg::kFramesRead, stream);
     const std::vector<std::size_t> again = choose_codecs();
     if (!again.empty()) {  // run-heavy groups (sparse volumes): coded again in their own codec, in place
       for (std::size_t g : again) encode_group(g, stream);
       read_now(host_sizes, sizes, 2 * G, stream);  // the other groups' entries are as read above
+      early = false;  // the sizes changed: the payload is copied again below
     }
   } else {
     read_now(host_runs, runs, G, stream);  // wait 3
@@ -532,6 +587,12 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // the stream empty, so staging them costs no wait, and they need not
   // outlive the call.
   copy_to_device(d_frame, area, stream);
+  if (early) {  // the payload's copies ran during the wait, placed as finish_header placed them
+    SAFETY_CHECK(area.size() == header_bytes, ErrorCode::cuda_error, "wavelet header area of ", area.size(),
+                 " bytes where the early copies took ", header_bytes);
+    phase(wg::kEnd, stream);
+    return frame_total;
+  }
   uint8_t* payload = d_frame + area.size();
   std::vector<uint64_t> src, dst, copy_bytes;
   for (std::size_t g = 0; g < G; ++g) {
@@ -546,18 +607,12 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
       copy_bytes.push_back(low);
     }
   }
-  const std::size_t copies = src.size();
-  SAFETY_CHECK(copies <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ", copies,
-               " pieces is above the bound ", L.max_copies);
+  VLEC_REQUIRE(src.size() == copies, "wavelet payload pieces counted twice differently");
   std::vector<uint64_t> table = src;
   table.insert(table.end(), dst.begin(), dst.end());
   table.insert(table.end(), copy_bytes.begin(), copy_bytes.end());
-  auto* d_table = reinterpret_cast<uint64_t*>(t + L.copy_table);
   copy_to_device(d_table, table, stream);
-  std::size_t copy_temp = L.copy_temp_bytes;
-  CUDA_CHECK(cub::DeviceMemcpy::Batched(t + L.copy_temp, copy_temp, reinterpret_cast<const void* const*>(d_table),
-                                        reinterpret_cast<void* const*>(d_table + copies), d_table + 2 * copies,
-                                        static_cast<int64_t>(copies), stream));
+  batched_copy(stream);
   phase(wg::kEnd, stream);
   return frame_total;
 }

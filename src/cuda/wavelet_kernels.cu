@@ -15,6 +15,7 @@ bool batched_header_reads = true;
 bool batched_area_reads = true;
 bool speculative_header_reads = true;
 bool gathered_header_reads = true;
+bool early_payload_copies = true;
 dwt::Tuning dwt_tuning;
 bool coded_detail_bands = true;
 unsigned coded_detail_levels = 3;

@@ -163,6 +163,11 @@ extern bool speculative_header_reads;
 // area into mapped pinned memory (cuda/wavelet_header_gather.hpp; the
 // default), or as the two rounds of copies above. The benchmark compares.
 extern bool gathered_header_reads;
+// The wavelet writer: whether its payload copies are enqueued before the
+// wait for the frames' sizes (cuda/wavelet_payload_copy.hpp; the default,
+// with speculative_huffman_frames) or after the host has laid the payload
+// out. The benchmark compares. Not thread-safe.
+extern bool early_payload_copies;
 // The Tuning (dwt53_gpu.hpp) the codec's 5/3 transforms take, encoder and
 // decoder: the defaults, which the benchmark and the tests change one field
 // at a time (min_warps 0 keeps pairs_per_warp at every level; the coded
