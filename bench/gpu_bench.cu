@@ -17,6 +17,7 @@
 
 #include "cpu/frame_codec.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/huffman_encode.hpp"
 #include "cuda/frame_decode.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") args.seed = std::stoull(value());
     else if (a == "--data") args.data = split(value());
     else if (a == "--decode-only") args.decode_only = true;
+    else if (a == "--no-boundary-fix-up") cuda::encode_boundary_fix_up = false;
     else if (a == "--variants") {
       args.variants.clear();
       for (const std::string& v : split(value())) args.variants.push_back(std::stoul(v));
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
       for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
       std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] "
-                           "[--variants 1,2,3,4] [--decode-only]\n");
+                           "[--variants 1,2,3,4] [--decode-only] [--no-boundary-fix-up]\n");
       return 1;
     }
   }

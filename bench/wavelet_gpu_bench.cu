@@ -41,6 +41,7 @@
 #include "bench_timing.cuh"
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/huffman_encode.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
@@ -653,6 +654,8 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                    [&] { wg::early_histogram_levels = early; });
     timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
                    [] { wg::symbols_row_tiles = true; });
+    timed_compress("the encoder's words across ranges completed by lookahead rows", "by a fix-up after a barrier",
+                   [] { cuda::encode_boundary_fix_up = false; }, [] { cuda::encode_boundary_fix_up = true; });
     timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
                    [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
     timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",

@@ -22,6 +22,10 @@ namespace {
 
 constexpr unsigned kSharedSumWords = 1024;  // XXH3 block sums of chunks up to 128 KiB, in shared memory (two chunks)
 
+// Fix-up mode (pass_b): the high bits of the words each thread completes
+// for the range before its warp's, two slots a thread of the 256.
+__shared__ uint32_t s_heads[2 * kWarps * 32];
+
 // One lane's writer in pass B. `acc` holds the low `acc_bits` bits of the
 // lane's word `word`; words below `own_from` were taken before this range and
 // are stored by the warp that took them. The slots of the words taken and
@@ -70,8 +74,11 @@ struct LaneWriter {
   // state stays 32-bit. kCheck: the range's first words may not be ours
   // (tracked by `word`); once every lane is past own_from, `word` is left
   // behind (still >= own_from) and the check dropped.
+  // fix_up: a completed word that is an earlier range's goes to this
+  // thread's two s_heads slots, [0] the last such word, [1] the one before
+  // (the earlier range's warp left the word's low bits: fix_up_boundary).
   template <bool kCheck>
-  __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words) {
+  __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words, bool fix_up = false) {
     const uint32_t spill = __funnelshift_l(code, 0u, acc_bits);
     acc |= code << acc_bits;
     acc_bits += len;
@@ -79,6 +86,7 @@ struct LaneWriter {
     const bool full = acc_bits >= 32;
     const bool store = kCheck ? full && word >= own_from : full;
     if (store) words[s0] = acc;
+    if (kCheck && fix_up && full && word < own_from) s_heads[2 * threadIdx.x + own_from - word - 1] = acc;
     s0 = store ? s1 : s0;
     if (kCheck) word += full;
     acc = full ? spill : acc;
@@ -99,7 +107,7 @@ struct LaneWriter {
 // they only complete words already taken.
 template <unsigned K, bool kInside, bool kCheck, typename Entry>
 __device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&& entry, uint32_t T, uint32_t& base,
-                                           uint32_t* words) {
+                                           uint32_t* words, bool fix_up = false) {
 #pragma unroll
   for (unsigned step = 0; step < kGroup / K; ++step) {
     if (kInside) w.refill<kCheck>(step * K < mine, T, base);
@@ -113,7 +121,7 @@ __device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&&
         len += e >> 24;
       }
     }
-    if (kInside || w.pending() > 0) w.append<kCheck>(code, len, words);
+    if (kInside || w.pending() > 0) w.append<kCheck>(code, len, words, fix_up);
   }
 }
 
@@ -125,10 +133,18 @@ static_assert(kLookaheadRows<uint16_t> <= kBatchRows<uint16_t> && kLookaheadRows
               "a lookahead batch fits the warp's stage");
 
 // Pass B: the words this warp's lanes take in its range, each stored once.
+//
+// Fix-up mode (`fix_up`; fix_up_chunk): a range's last words that the next
+// range completes are not completed here by a lookahead. The warp leaves,
+// per lane, its pending words' slots, their count and the current word's
+// low bits in its stage; the next warp leaves the high bits of each word it
+// completes that was taken before its range in s_heads (two slots a
+// thread); fix_up_boundary ORs them together after a barrier.
 template <typename Sym, unsigned K>
 __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
                        uint32_t T, uint32_t* words, const ChunkShared& sh, GroupWordT<Sym>* stage, unsigned warp,
-                       unsigned lane) {
+                       unsigned lane, bool fix_up) {
+  if (fix_up) s_heads[2 * threadIdx.x] = s_heads[2 * threadIdx.x + 1] = 0;
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
   // The lane's stream position at the range start, and the words it took
   // before: ceil((C + T) / 32), C being its position before the previous step.
@@ -165,7 +181,7 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
       for (unsigned b = 0; b < count; ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];
         encode_row<K, true, true>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
-                                  base, words);
+                                  base, words, fix_up);
       }
       check = __any_sync(kFull, w.word < w.own_from);
     } else {
@@ -179,7 +195,14 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   if (r.tail) {
     Sym s[4];
     const unsigned mine = load_partial_group(in + full_rows * kRow, rest, lane, s);
-    encode_row<K, true, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words);
+    encode_row<K, true, true>(w, mine, [&](unsigned i) { return table(s[i], unused); }, T, base, words, fix_up);
+  }
+  if (fix_up && warp != kWarps - 1) {  // fix-up mode: the pending words' state for the next warp
+    __syncwarp();                      // (the stage's rows are read)
+    uint32_t* tail = reinterpret_cast<uint32_t*>(stage) + 4 * lane;
+    const int n = w.pending();
+    tail[0] = w.s0, tail[1] = w.s1, tail[2] = static_cast<uint32_t>(n > 0 ? n : 0), tail[3] = w.acc;
+    return;
   }
   // Lookahead into the following rows, until every word taken is complete
   // (or the chunk ends: the words are then the lanes' last). A word taken
@@ -206,6 +229,30 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
     }
   }
   w.flush(words);
+}
+
+// Fix-up mode needs every range after the first to complete the two words
+// its predecessor may leave pending: at least 64 code bits a lane, which 16
+// rows give (4 symbols a row, codes of at least 1 bit). Chunks whose ranges
+// are shorter (a frame's short last chunk) take the lookahead.
+constexpr uint64_t kFixUpRows = 16;
+template <typename Sym>
+__device__ __forceinline__ bool fix_up_chunk(uint64_t full_rows, uint32_t rest) {
+  constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
+  for (unsigned w = 1; w < kWarps; ++w) {
+    const Range r = warp_range(full_rows, rest, kRowsPerBlock, w);
+    if (r.row_end - r.row_begin < kFixUpRows) return false;
+  }
+  return true;
+}
+
+// After the barrier that follows pass B: the words warp `warp - 1` left
+// pending, completed with the high bits warp `warp` gave them.
+__device__ __forceinline__ void fix_up_boundary(const uint32_t* prev_tail, uint32_t* words) {
+  const uint32_t* heads = s_heads + 2 * threadIdx.x;
+  const uint32_t s0 = prev_tail[0], s1 = prev_tail[1], n = prev_tail[2], acc = prev_tail[3];
+  if (n >= 1) words[s0] = acc | heads[n - 1];
+  if (n == 2) words[s1] = heads[0];
 }
 
 // A chunk as the block sees it; cheap to rebuild in each phase.
@@ -255,13 +302,24 @@ template <typename Sym, unsigned K>
 __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v, const ChunkShared& sh, uint32_t T,
                             const EncodeTable& table, GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   uint8_t* out = a.frame + a.layout[1] + sh.offset;
-  if (sh.stored_bytes == v.raw_bytes) {
+  const bool raw = sh.stored_bytes == v.raw_bytes;
+  const bool fix_up = a.boundary_fix_up && !raw && fix_up_chunk<Sym>(v.full_rows, v.rest);  // block-uniform
+  if (raw) {
     // Stored raw, zero-padded to a multiple of 4 bytes.
     const uint8_t* src = reinterpret_cast<const uint8_t*>(v.in);
     for (uint64_t i = threadIdx.x; i < (v.raw_bytes + 3) / 4 * 4; i += blockDim.x)
       out[i] = i < v.raw_bytes ? src[i] : 0;
   } else {
-    pass_b<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane);
+    pass_b<Sym, K>(v.in, v.full_rows, v.rest, v.r, table, T, reinterpret_cast<uint32_t*>(out), sh, stage, warp, lane,
+                   fix_up);
+  }
+  if (fix_up) {
+    __syncthreads();  // every warp's tail is in its stage, every head in place
+    if (warp > 0) {
+      constexpr unsigned kStageWords = kBatchRows<Sym> * kLanes * sizeof(GroupWordT<Sym>) / 4;
+      const uint32_t* prev_tail = reinterpret_cast<const uint32_t*>(stage) - kStageWords + 4 * lane;
+      fix_up_boundary(prev_tail, reinterpret_cast<uint32_t*>(out));
+    }
   }
   // The checksum is not needed to place anything, so it comes last.
   if (warp == kWarps - 1) {

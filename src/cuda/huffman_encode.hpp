@@ -28,6 +28,13 @@ enum class EncodeStrategy { lanes, pavle, reduce_shuffle };
 // Status a chunk leaves in chunk_status[c].
 enum EncodeStatus : uint32_t { kEncodeOk = 0, kEncodeNoCode = 1 };
 
+// The lanes encoder: whether a chunk whose warps' ranges are at least 16
+// rows long completes the words straddling two ranges by a fix-up after a
+// barrier (true, the default: the earlier warp leaves the low bits, the
+// later one the high bits) or by each warp's lookahead into the next range's
+// rows. Not thread-safe; the benchmarks compare.
+inline bool encode_boundary_fix_up = true;
+
 struct HuffmanEncodeArgs {
   const void* in;                 // device: elements * width bytes
   uint64_t elements;
@@ -44,6 +51,7 @@ struct HuffmanEncodeArgs {
   uint64_t blocks_per_chunk;      // ceil(chunk_elements * width / 1024)
   uint32_t* chunk_status;         // device: [chunk_count]
   uint64_t* checksums;            // device: [chunk_count], XXH3-64 of each chunk's original bytes
+  bool boundary_fix_up = encode_boundary_fix_up;  // lanes: see encode_boundary_fix_up
 };
 
 // Enqueue the encode of every chunk with the given strategy.
