@@ -11,8 +11,11 @@
 // how many words all lanes took before its range (its slot base), and the
 // chunk's size is known before any word is formed. The chunk's offset in the
 // frame then comes from a decoupled look-back (chunk_scan.cuh), and in pass B
-// each warp writes the words its lanes take in its range, encoding a few
-// steps into the next range where a word it took is not yet full.
+// each warp writes the words its lanes take in its range. A word taken near
+// a range's end is completed by the next range's codes: the two warps each
+// leave their part in shared memory and one more barrier joins them
+// (fix_up_boundary), or, in chunks too short for that, the earlier warp
+// encodes a few steps into the next range itself (the lookahead).
 #include "cuda/encode_rows.cuh"
 #include "cuda/warp_index.cuh"
 
