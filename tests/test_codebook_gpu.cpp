@@ -285,6 +285,9 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
                 static_cast<unsigned long long>(st[37]), static_cast<unsigned long long>(st[32]),
                 static_cast<unsigned long long>(st[33]), static_cast<unsigned long long>(st[34]),
                 static_cast<unsigned long long>(st[35]), static_cast<unsigned long long>(st[36]));
+  if (st[37])
+    std::printf("  fallback tiles (B window from global memory): %llu, thread 0's cycles in them %llu\n",
+                static_cast<unsigned long long>(st[52]), static_cast<unsigned long long>(st[53]));
   if (st[38])
     std::printf("  tiles: each tile's slowest own work summed %llu, thread 0's setup %llu, largest copy wait %llu\n",
                 static_cast<unsigned long long>(st[38]), static_cast<unsigned long long>(st[39]),

@@ -65,7 +65,9 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // [40] its start, [41] keys loaded, [42] ranked in the warps, [43] block
 // barrier, [44] digit totals, [45] cluster barrier, [46] offsets, [47]
 // scattered, [48] cluster barrier; in the ranks' lengths (stage 4), [50] the
-// ranks loaded, [51] every candidate's lengths (d_stamps: 64 u64 on the device).
+// ranks loaded, [51] every candidate's lengths; in the streaming tiles, [52]
+// the tiles whose B window was copied from global memory and [53] thread 0's
+// cycles in those copies (d_stamps: 64 u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 

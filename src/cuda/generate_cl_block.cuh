@@ -103,6 +103,7 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   __shared__ unsigned long long s_prof[3], s_tmax[3];
   const bool prof = g.prof != nullptr;
   uint64_t own = 0, waited = 0, copies = 0, slow = 0, setup = 0, t_loop = prof ? clock64() : 0;
+  uint64_t fallbacks = 0, fallback_cycles = 0;  // tiles whose B window came from global memory, and their copies' cycles
   if (prof && tid < 3) s_prof[tid] = 0, s_tmax[tid] = 0;
   if (prof) __syncthreads();
   while (cur.k_start + 1 < m) {
@@ -110,10 +111,12 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     Tile v = cl_tile_setup(cur, T, m, R);
     if (kStream) {
       if (v.fallback) {
+        const uint64_t t_fb = prof ? clock64() : 0;
         cl_fetch_window_thread<true>(tid, NT, g.inner_w, cur.y0, v.nb, g.bx, T);
         __pipeline_commit();
         __pipeline_wait_prior(0);
         __syncthreads();
+        if (prof) ++fallbacks, fallback_cycles += clock64() - t_fb;
       }
       const uint32_t to = min_u32(m, cur.x0 + LR);  // one tile ahead: slots of leaves < x0 only
       cl_fetch_leaves_thread<true>(tid, NT, g.keys_desc, m, xl, to, g.leaf, LR - 1);
@@ -177,6 +180,8 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     g.prof[6] = slow;      // [6] each tile's slowest own work, summed
     g.prof[7] = setup;     // [7] thread 0's setup before its merges
     g.prof[-1] = s_prof[2];  // (slot 31) the largest wait for the leaves' copies, summed
+    g.prof[20] = fallbacks;        // (slot 52) tiles whose B window was copied from global memory
+    g.prof[21] = fallback_cycles;  // (slot 53) thread 0's cycles in those copies and their barrier
   }
 }
 
