@@ -377,31 +377,25 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
     }
     std::sort(enqueue.begin(), enqueue.end());
     std::printf("; the embedded frames' enqueue on the host %.3f ms\n", enqueue[enqueue.size() / 2]);
+    // One line of host-step medians: "title: name t ms; name t ms ...".
+    auto print_medians = [](const char* title, const char* const* names, std::vector<std::vector<float>>& steps) {
+      std::printf("    %s (medians):", title);
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        std::sort(steps[i].begin(), steps[i].end());
+        std::printf("%s %s %.3f ms", i ? ";" : "", names[i], steps[i][steps[i].size() / 2]);
+      }
+      std::printf("\n");
+    };
     static const char* const kMarkNames[] = {"coded levels planned", "decodes staged", "uploads enqueued",
                                              "tables' build launched", "batch staged", "decodes launched"};
     static_assert(std::size(kMarkNames) == kMarks + 1, "a name per host step");
-    std::printf("    its host steps (medians):");
-    for (unsigned i = 0; i <= kMarks; ++i) {
-      std::sort(marks[i].begin(), marks[i].end());
-      std::printf("%s %s %.3f ms", i ? ";" : "", kMarkNames[i], marks[i][marks[i].size() / 2]);
-    }
-    std::printf("\n");
+    print_medians("its host steps", kMarkNames, marks);
     static const char* const kPlanNames[] = {"first read", "wavelet header parsed", "embedded headers read",
                                              "second round read", "embedded headers checked", "temp layout"};
     static_assert(std::size(kPlanNames) == kPlanMarks + 1, "a name per plan step");
-    std::printf("    its plan on the host (medians):");
-    for (unsigned i = 0; i <= kPlanMarks; ++i) {
-      std::sort(plan[i].begin(), plan[i].end());
-      std::printf("%s %s %.3f ms", i ? ";" : "", kPlanNames[i], plan[i][plan[i].size() / 2]);
-    }
-    std::printf("\n");
+    print_medians("its plan on the host", kPlanNames, plan);
     static const char* const kWholeNames[] = {"plan", "to the last launch", "the end's wait", "checks", "the call"};
-    std::printf("    the whole call on the host (medians):");
-    for (unsigned i = 0; i < whole.size(); ++i) {
-      std::sort(whole[i].begin(), whole[i].end());
-      std::printf("%s %s %.3f ms", i ? ";" : "", kWholeNames[i], whole[i][whole[i].size() / 2]);
-    }
-    std::printf("\n");
+    print_medians("the whole call on the host", kWholeNames, whole);
     for (auto& e : ev.events) CUDA_CHECK(cudaEventDestroy(e));
     cuda::wavelet_gpu::coded_detail_bands = true;
   }

@@ -220,7 +220,7 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "side streams at the default priority");
   }
   cuda::side_streams_high_priority = true;
-  wg::late_samples_checksum = false;  // the samples checksum beside the transform, read at wait 1
+  wg::late_samples_checksum = false;  // the samples checksum beside the transform (read with the frames' sizes)
   for (bool big_endian : {false, true}) {
     WaveletOptions o;
     o.levels = 6;

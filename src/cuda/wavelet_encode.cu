@@ -490,10 +490,12 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // The payload's pieces (a frame a group, then its low bits if any), for
   // the batched copy at the end or, early, for payload_table_kernel.
   std::vector<uint32_t> piece(G);
+  std::vector<uint64_t> low_bytes(G);
   std::size_t copies = 0;
   for (std::size_t g = 0; g < G; ++g) {
     piece[g] = static_cast<uint32_t>(copies);
-    copies += wavelet::low_bits_bytes(counts[g], shifts[g]) ? 2 : 1;
+    low_bytes[g] = wavelet::low_bits_bytes(counts[g], shifts[g]);
+    copies += low_bytes[g] ? 2 : 1;
   }
   SAFETY_CHECK(copies <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ", copies,
                " pieces is above the bound ", L.max_copies);
@@ -524,7 +526,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     for (std::size_t g = 0; g < G; ++g) {
       cp.frame_src[g] = t + L.coeffs + frame_at[g];
       cp.low_src[g] = t + L.low + low_at[g];
-      cp.low_bytes[g] = wavelet::low_bits_bytes(counts[g], shifts[g]);
+      cp.low_bytes[g] = low_bytes[g];
       cp.piece[g] = piece[g];
     }
     const cudaStream_t side0 = side_streams()[0];
@@ -594,23 +596,18 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     return frame_total;
   }
   uint8_t* payload = d_frame + area.size();
-  std::vector<uint64_t> src, dst, copy_bytes;
+  // The table as payload_table_kernel writes it: sources, destinations, sizes.
+  std::vector<uint64_t> table(3 * copies);
+  auto put = [&](uint32_t i, const uint8_t* from, const uint8_t* to, uint64_t n) {
+    table[i] = reinterpret_cast<uintptr_t>(from);
+    table[copies + i] = reinterpret_cast<uintptr_t>(to);
+    table[2 * copies + i] = n;
+  };
   for (std::size_t g = 0; g < G; ++g) {
     const wavelet::Group& gr = h.groups[g];
-    src.push_back(reinterpret_cast<uintptr_t>(t + L.coeffs + frame_at[g]));
-    dst.push_back(reinterpret_cast<uintptr_t>(payload + gr.frame_offset));
-    copy_bytes.push_back(gr.frame_bytes);
-    const uint64_t low = wavelet::low_bits_bytes(counts[g], shifts[g]);
-    if (low) {
-      src.push_back(reinterpret_cast<uintptr_t>(t + L.low + low_at[g]));
-      dst.push_back(reinterpret_cast<uintptr_t>(payload + gr.bits_offset));
-      copy_bytes.push_back(low);
-    }
+    put(piece[g], t + L.coeffs + frame_at[g], payload + gr.frame_offset, gr.frame_bytes);
+    if (low_bytes[g]) put(piece[g] + 1, t + L.low + low_at[g], payload + gr.bits_offset, low_bytes[g]);
   }
-  VLEC_REQUIRE(src.size() == copies, "wavelet payload pieces counted twice differently");
-  std::vector<uint64_t> table = src;
-  table.insert(table.end(), dst.begin(), dst.end());
-  table.insert(table.end(), copy_bytes.begin(), copy_bytes.end());
   copy_to_device(d_table, table, stream);
   batched_copy(stream);
   phase(wg::kEnd, stream);

@@ -200,8 +200,8 @@ ParsedFrame parse_frame_header(const uint8_t* d, std::size_t available, std::siz
     if (uint64_t{entry.stored_bytes} - 1 >= raw || (entry.aux != 0 && !(runs_codec && entry.stored_bytes < raw))) {
       SAFETY_CHECK(entry.stored_bytes >= 1 && entry.stored_bytes <= raw, ErrorCode::corrupt_stream, "chunk ", c,
                    " of the frame at byte ", at, " has invalid stored size ", entry.stored_bytes);
-      SAFETY_CHECK(false, ErrorCode::corrupt_stream, "chunk ", c, " of the frame at byte ", at,
-                   " has a non-zero aux field");
+      SAFETY_CHECK(runs_codec && entry.stored_bytes < raw, ErrorCode::corrupt_stream, "chunk ", c,
+                   " of the frame at byte ", at, " has a non-zero aux field");
     }
     f.offsets[c] = offset;
     offset += align_up(entry.stored_bytes, 4);
