@@ -286,8 +286,10 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
                 static_cast<unsigned long long>(st[33]), static_cast<unsigned long long>(st[34]),
                 static_cast<unsigned long long>(st[35]), static_cast<unsigned long long>(st[36]));
   if (st[37])
-    std::printf("  fallback tiles (B window from global memory): %llu, thread 0's cycles in them %llu\n",
-                static_cast<unsigned long long>(st[52]), static_cast<unsigned long long>(st[53]));
+    std::printf("  fallback tiles (B window from global memory): %llu, thread 0's cycles in them %llu; pair phases "
+                "(one step each, among the tiles) %llu, thread 0's cycles in them %llu\n",
+                static_cast<unsigned long long>(st[52]), static_cast<unsigned long long>(st[53]),
+                static_cast<unsigned long long>(st[54]), static_cast<unsigned long long>(st[55]));
   if (st[38])
     std::printf("  tiles: each tile's slowest own work summed %llu, thread 0's setup %llu, largest copy wait %llu\n",
                 static_cast<unsigned long long>(st[38]), static_cast<unsigned long long>(st[39]),

@@ -57,6 +57,10 @@ struct DeviceSink {
       node[k & nmask] = w;
     }
   }
+  // A node whose ring slot a later node of the same pair step takes (streaming only).
+  __device__ __forceinline__ void made_global(uint32_t k, uint64_t w) {
+    if constexpr (kStream) inner_w[k] = w;
+  }
   __device__ __forceinline__ void consumed(uint32_t y, uint32_t k) { parent[y] = static_cast<uint16_t>(k); }
 };
 
@@ -106,8 +110,29 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   uint64_t fallbacks = 0, fallback_cycles = 0;  // tiles whose B window came from global memory, and their copies' cycles
   if (prof && tid < 3) s_prof[tid] = 0, s_tmax[tid] = 0;
   if (prof) __syncthreads();
+  uint64_t pair_steps = 0, pair_cycles = 0;  // pair phases (one step each) and thread 0's cycles in them
+  // Node k from the node ring (valid while at most R nodes were made after
+  // it), or from global memory (streaming only).
+  const auto ring_node = [&](uint32_t k) -> uint64_t {
+    if constexpr (kStream) {
+      const uint32_t* lo = reinterpret_cast<const uint32_t*>(g.node) + (k & (R - 1));
+      return lo[0] | uint64_t{lo[R]} << 32;
+    } else {
+      return g.node[k & (R - 1)];
+    }
+  };
+  const auto global_node = [&](uint32_t k) -> uint64_t { return g.inner_w[k]; };
   while (cur.k_start + 1 < m) {
     const uint64_t t_top = prof ? clock64() : 0;
+    if (cl_pair_phase(cur, m)) {  // no leaf left: the phase in one step
+      if (!kStream || cl_pairs_from_ring(cur, R)) cl_pairs_thread<8>(tid, NT, cur, R, ring_node, sink);
+      else cl_pairs_thread<8>(tid, NT, cur, R, global_node, sink);
+      if (prof && tid == 0) s_tmax[(cur.tile + 2) % 3] = 0;  // as a tile clears it (diagnostics)
+      __syncthreads();
+      cl_advance_pairs(cur);
+      if (prof) ++pair_steps, pair_cycles += clock64() - t_top;
+      continue;
+    }
     Tile v = cl_tile_setup(cur, T, m, R);
     if (kStream) {
       if (v.fallback) {
@@ -182,6 +207,8 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     g.prof[-1] = s_prof[2];  // (slot 31) the largest wait for the leaves' copies, summed
     g.prof[20] = fallbacks;        // (slot 52) tiles whose B window was copied from global memory
     g.prof[21] = fallback_cycles;  // (slot 53) thread 0's cycles in those copies and their barrier
+    g.prof[22] = pair_steps;       // (slot 54) pair phases (among the tiles done, [5])
+    g.prof[23] = pair_cycles;      // (slot 55) thread 0's cycles in them, barrier included
   }
 }
 

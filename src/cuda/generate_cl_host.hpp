@@ -28,6 +28,8 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   uint32_t narrow_tiles = 0;         // tiles whose threshold is below 2^32 - 1 (32-bit reads)
   uint32_t depth_bounds = 0;         // depths of internal nodes (cl_depth_bounds' chain, D + 1)
   uint32_t max_queue = 0;            // the most unconsumed internal nodes at a tile start
+  uint32_t pair_phases = 0;          // phases melded as one step (cl_pair_phase; counted in tiles too)
+  uint32_t global_pair_phases = 0;   // of those, the ones that read their nodes from global memory
   uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
   bool hazard = false;               // a slot read or written against the rules (see below)
 };
@@ -87,6 +89,14 @@ struct HostSink {
     tr->inner_w[k] = w;  // the global copy
     tr->leafkids[k] = static_cast<uint8_t>(leaves);
   }
+  void made_global(uint32_t k, uint64_t w) {  // the global copy alone (a pair step's node past the ring)
+    if (k >= tr->inner_w.size()) {
+      *h->hazard = true;
+      return;
+    }
+    tr->inner_w[k] = w;
+    tr->leafkids[k] = 0;
+  }
   void consumed(uint32_t y, uint32_t k) {
     if (y >= tr->parent.size()) *h->hazard = true;
     else tr->parent[y] = static_cast<uint16_t>(k);
@@ -144,8 +154,33 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
   Cursor cur;
   while (cur.x32 < m && keys_desc[m - 1 - cur.x32] >> 32 == 0) ++cur.x32;  // the leaves below 2^32
   HostSink sink{&h, &tr};
+  // A pair phase's node reads: the ring, checked as CheckedView::B checks
+  // it, or the global copy (a node made before this step).
+  auto ring_node = [&](uint32_t k) -> uint64_t {
+    const uint32_t s = k & (r - 1);
+    if (h.node_holder[s] != int64_t{k} || h.node_written[s] == h.tile) tr.hazard = true;
+    h.node_read[s] = h.tile;
+    return h.node[s];
+  };
+  auto global_node = [&](uint32_t k) -> uint64_t {
+    if (!stream || k >= cur.k_start) tr.hazard = true;  // the resident layout has no global copy
+    return k < tr.inner_w.size() ? tr.inner_w[k] : 0;
+  };
   while (cur.k_start + 1 < m) {
     h.tile = cur.tile + 1;
+    if (cl_pair_phase(cur, m)) {  // generate_cl_block's pair phase: one step
+      const bool in_ring = !stream || cl_pairs_from_ring(cur, r);
+      if (!in_ring) ++tr.global_pair_phases;
+      for (uint32_t tid = 0; tid < nt; ++tid) {
+        if (in_ring) cl_pairs_thread<8>(tid, nt, cur, r, ring_node, sink);
+        else cl_pairs_thread<8>(tid, nt, cur, r, global_node, sink);
+      }
+      // __syncthreads
+      cl_advance_pairs(cur);
+      ++tr.tiles, ++tr.pair_phases;
+      if (tr.hazard) return {};
+      continue;
+    }
     Tile v = cl_tile_setup(cur, T, m, r);
     tr.max_queue = max_u32(tr.max_queue, v.K - cur.y0);
     if (v.fallback) {

@@ -318,6 +318,71 @@ VLEC_HD inline bool cl_advance(Cursor& c, const Tile& v, const Report& r) {
   return true;
 }
 
+// Pair phases. Once the leaves run out, a phase's merge is its whole
+// internal queue (step 2 above: every unconsumed node is <= t), melded in
+// order: node k_start + j = B(2j) + B(2j+1), the last node held back if the
+// queue is odd. Every thread knows where it ends, so the phase is one step
+// with no search, no threshold and no report, whatever its size: the tiles
+// would take ceil(P / T) steps, and a phase of more nodes than the node ring
+// holds would copy every tile's window from global memory first (random
+// counts of 65,536 symbols: the last 14 of 31 phases, 18 tiles and 10 of the
+// 11 copied windows before). A phase with leaves left, all heavier than the
+// two smallest nodes together, is one too, but telling it apart costs three
+// loads by every thread at every phase's start: 9 k cycles more than it
+// saved on the Laplace histogram of 65,536 symbols (12 such phases, H100).
+VLEC_HD inline bool cl_pair_phase(const Cursor& c, uint32_t m) {
+  return c.tile_base == 0 && c.x0 == m && c.k_start - c.y0 >= 2;
+}
+
+// Thread `tid` of `nt`: pairs j = tid, tid + nt, ... of a pair phase, kBatch
+// pairs' loads issued before their stores (node(y) may read global memory,
+// which the stores could alias for all the compiler knows). A step that
+// makes more nodes than the ring of R slots holds puts only the last R in
+// it (sink.made_global for the others): two nodes of one step in one slot
+// would race, and the older could stay.
+template <uint32_t kBatch, class NodeAt, class S>
+VLEC_HD inline void cl_pairs_thread(uint32_t tid, uint32_t nt, const Cursor& c, uint32_t R, const NodeAt& node,
+                                    S& sink) {
+  const uint32_t pairs = (c.k_start - c.y0) / 2;
+  const uint32_t ring_from = pairs > R ? c.k_start + pairs - R : 0;
+  for (uint32_t j0 = tid; j0 < pairs; j0 += nt * kBatch) {
+    uint64_t lo[kBatch], hi[kBatch];
+    for (uint32_t i = 0; i < kBatch; ++i) {
+      const uint32_t j = j0 + i * nt;
+      lo[i] = j < pairs ? node(c.y0 + 2 * j) : 0;
+      hi[i] = j < pairs ? node(c.y0 + 2 * j + 1) : 0;
+    }
+    for (uint32_t i = 0; i < kBatch; ++i) {
+      const uint32_t j = j0 + i * nt;
+      if (j >= pairs) break;
+      const uint32_t k = c.k_start + j;
+      if (k >= ring_from) sink.made(k, sat_add(lo[i], hi[i]), 0);
+      else sink.made_global(k, sat_add(lo[i], hi[i]));
+      sink.consumed(c.y0 + 2 * j, k);
+      sink.consumed(c.y0 + 2 * j + 1, k);
+    }
+  }
+}
+
+// After a pair phase's barrier, every thread. (c.t is left: a phase's first
+// tile sets its own threshold.)
+VLEC_HD inline void cl_advance_pairs(Cursor& c) {
+  const uint32_t pairs = (c.k_start - c.y0) / 2;
+  c.y0 += 2 * pairs;
+  c.k_start += pairs;
+  ++c.tile;
+  ++c.phase;
+}
+
+// Where a pair phase reads its nodes: the node ring, if no slot it writes
+// (k_start .. k_start + P/2 - 1) is one it reads (y0 .. k_start - 1), i.e.
+// P + P/2 <= R; else global memory (streaming layout; a resident ring always
+// holds it, R >= 3m/4 and P <= m/2).
+VLEC_HD inline bool cl_pairs_from_ring(const Cursor& c, uint32_t R) {
+  const uint64_t P = c.k_start - c.y0;
+  return P + P / 2 <= R;
+}
+
 // Streaming layout: leaves [from, to) into the leaf ring (cp.async on the GPU;
 // the caller commits and waits). kPlanes: the ring is two planes of words
 // (RingView<4>), lmask + 1 words apart; each value goes in two 4-byte copies.
