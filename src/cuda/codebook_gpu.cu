@@ -169,6 +169,7 @@ TempLayout temp_layout(uint32_t cap) {
 std::atomic<uint64_t*> g_stamps{nullptr};
 std::atomic<uint32_t> g_staged_sort{1};
 std::atomic<uint32_t> g_serial_all{cl::kSerialAll};
+std::atomic<uint32_t> g_warp_tail{cl::kWarpTailNodes};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
@@ -176,7 +177,8 @@ void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const D
   allow_smem<NT, ITEMS, false>();
   codebook_kernel<NT, ITEMS, false><<<1, NT, Smem<NT, ITEMS, false>::total, stream>>>(d_hist, cap, limit, out, Temp{},
                                                                                       g_stamps.load(), g_staged_sort.load(),
-                                                                                      g_serial_all.load());
+                                                                                      g_serial_all.load(),
+                                                                                      g_warp_tail.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -194,6 +196,8 @@ void set_codebook_profile(uint64_t* d_stamps) { g_stamps.store(d_stamps); }
 void set_codebook_staged_sort(bool staged) { g_staged_sort.store(staged ? 1 : 0); }
 
 void set_codebook_serial_all(uint32_t symbols) { g_serial_all.store(symbols); }
+
+void set_codebook_warp_tail(uint32_t nodes) { g_warp_tail.store(nodes); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -225,7 +229,8 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
-                                out, tmp, g_stamps.load(), g_staged_sort.load(), g_serial_all.load()));
+                                out, tmp, g_stamps.load(), g_staged_sort.load(), g_serial_all.load(),
+                                g_warp_tail.load()));
 }
 
 }  // namespace vlec::cuda

@@ -67,7 +67,8 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // scattered, [48] cluster barrier; in the ranks' lengths (stage 4), [50] the
 // ranks loaded, [51] every candidate's lengths; in the streaming tiles, [52]
 // the tiles whose B window was copied from global memory and [53] thread 0's
-// cycles in those copies (d_stamps: 64 u64 on the device).
+// cycles in those copies, [54] the pair phases' steps (the warp's tail one)
+// and [55] thread 0's cycles in them (d_stamps: 64 u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 
@@ -80,5 +81,10 @@ void set_codebook_staged_sort(bool staged);
 // tree with the two-queue loop (warp_tree.hpp, serial_tree) instead of the
 // warp's phases; the default is cl::kSerialAll. For timing only.
 void set_codebook_serial_all(uint32_t symbols);
+
+// Diagnostics: the largest pair phase (nodes) from which one warp melds every
+// phase left (generate_cl_tiles.hpp, cl_warp_tail; 0: none does); the
+// default is cl::kWarpTailNodes. For timing only.
+void set_codebook_warp_tail(uint32_t nodes);
 
 }  // namespace vlec::cuda

@@ -118,7 +118,7 @@ __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t 
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
-                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all) {
+                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -220,6 +220,7 @@ __global__ void __launch_bounds__(NT, 1)
 
   // 3. The tree (block 0) and the plan.
   ClArgs g{};
+  g.warp_tail = warp_tail;
   g.m = m;
   g.x32 = s_x32;
   g.prof = stamps != nullptr && peers.rank == 0 ? stamps + 32 : nullptr;  // stamp slots 32..37

@@ -39,6 +39,7 @@ struct ClArgs {
   uint16_t* parent_sh;        // streaming: shared copy for the depth pass (aliases the rings)
   uint8_t* depth;             // shared
   uint64_t* prof = nullptr;   // diagnostics (codebook_gpu.hpp, set_codebook_profile): the stage's cycles
+  uint32_t warp_tail = kWarpTailNodes;  // cl_warp_tail's bound (set_codebook_warp_tail, for timing)
 };
 
 template <bool kStream>
@@ -110,7 +111,7 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   uint64_t fallbacks = 0, fallback_cycles = 0;  // tiles whose B window came from global memory, and their copies' cycles
   if (prof && tid < 3) s_prof[tid] = 0, s_tmax[tid] = 0;
   if (prof) __syncthreads();
-  uint64_t pair_steps = 0, pair_cycles = 0;  // pair phases (one step each) and thread 0's cycles in them
+  uint64_t pair_steps = 0, pair_cycles = 0;  // pair phases' steps (the warp's tail one) and thread 0's cycles in them
   // Node k from the node ring (valid while at most R nodes were made after
   // it), or from global memory (streaming only).
   const auto ring_node = [&](uint32_t k) -> uint64_t {
@@ -124,6 +125,23 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   const auto global_node = [&](uint32_t k) -> uint64_t { return g.inner_w[k]; };
   while (cur.k_start + 1 < m) {
     const uint64_t t_top = prof ? clock64() : 0;
+    if (cl_pair_phase(cur, m) && cl_warp_tail(cur, R, g.warp_tail)) {  // every phase left, by warp 0
+      if (tid < 32) {
+        Cursor c = cur;
+        while (c.k_start + 1 < m) {
+          cl_pairs_thread<8>(tid, 32, c, R, ring_node, sink);
+          __syncwarp();
+          cl_advance_pairs(c);
+        }
+      }
+      if (prof && tid == 0) s_tmax[(cur.tile + 2) % 3] = 0;  // as a tile clears it (diagnostics)
+      __syncthreads();
+      const uint32_t steps = cur.tile + 1;  // (the tiles' count: the tail is one step)
+      while (cur.k_start + 1 < m) cl_advance_pairs(cur);
+      cur.tile = steps;
+      if (prof) ++pair_steps, pair_cycles += clock64() - t_top;
+      break;
+    }
     if (cl_pair_phase(cur, m)) {  // no leaf left: the phase in one step
       if (!kStream || cl_pairs_from_ring(cur, R)) cl_pairs_thread<8>(tid, NT, cur, R, ring_node, sink);
       else cl_pairs_thread<8>(tid, NT, cur, R, global_node, sink);
@@ -207,7 +225,7 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
     g.prof[-1] = s_prof[2];  // (slot 31) the largest wait for the leaves' copies, summed
     g.prof[20] = fallbacks;        // (slot 52) tiles whose B window was copied from global memory
     g.prof[21] = fallback_cycles;  // (slot 53) thread 0's cycles in those copies and their barrier
-    g.prof[22] = pair_steps;       // (slot 54) pair phases (among the tiles done, [5])
+    g.prof[22] = pair_steps;       // (slot 54) pair phases' steps, the warp's tail one (among the tiles done, [5])
     g.prof[23] = pair_cycles;      // (slot 55) thread 0's cycles in them, barrier included
   }
 }

@@ -28,8 +28,10 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   uint32_t narrow_tiles = 0;         // tiles whose threshold is below 2^32 - 1 (32-bit reads)
   uint32_t depth_bounds = 0;         // depths of internal nodes (cl_depth_bounds' chain, D + 1)
   uint32_t max_queue = 0;            // the most unconsumed internal nodes at a tile start
-  uint32_t pair_phases = 0;          // phases melded as one step (cl_pair_phase; counted in tiles too)
-  uint32_t global_pair_phases = 0;   // of those, the ones that read their nodes from global memory
+  uint32_t pair_phases = 0;          // phases melded in pairs (cl_pair_phase)
+  uint32_t pair_steps = 0;           // the block steps they took (counted in tiles too)
+  uint32_t global_pair_phases = 0;   // of the pair phases, the ones that read their nodes from global memory
+  uint32_t tail_phases = 0;          // of the pair phases, the ones one warp melded (cl_warp_tail; one step in all)
   uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
   bool hazard = false;               // a slot read or written against the rules (see below)
 };
@@ -168,6 +170,19 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
   };
   while (cur.k_start + 1 < m) {
     h.tile = cur.tile + 1;
+    if (cl_pair_phase(cur, m) && cl_warp_tail(cur, r, kWarpTailNodes)) {  // generate_cl_block's tail: one warp, a step a phase
+      while (cur.k_start + 1 < m) {
+        h.tile = cur.tile + 1;
+        if (!cl_pairs_from_ring(cur, r)) tr.hazard = true;  // the tail reads the ring alone
+        for (uint32_t lane = 0; lane < 32; ++lane) cl_pairs_thread<8>(lane, 32, cur, r, ring_node, sink);
+        // __syncwarp
+        cl_advance_pairs(cur);
+        ++tr.pair_phases, ++tr.tail_phases;
+        if (tr.hazard) return {};
+      }
+      ++tr.tiles, ++tr.pair_steps;  // one block step
+      break;
+    }
     if (cl_pair_phase(cur, m)) {  // generate_cl_block's pair phase: one step
       const bool in_ring = !stream || cl_pairs_from_ring(cur, r);
       if (!in_ring) ++tr.global_pair_phases;
@@ -177,7 +192,7 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
       }
       // __syncthreads
       cl_advance_pairs(cur);
-      ++tr.tiles, ++tr.pair_phases;
+      ++tr.tiles, ++tr.pair_phases, ++tr.pair_steps;
       if (tr.hazard) return {};
       continue;
     }

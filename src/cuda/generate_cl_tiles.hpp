@@ -374,6 +374,22 @@ VLEC_HD inline void cl_advance_pairs(Cursor& c) {
   ++c.phase;
 }
 
+// The tail. Once a pair phase has at most kWarpTailNodes nodes, every phase
+// after it is a pair phase with about half as many (P' = ceil(P/2)), all
+// from the ring (P + P/2 <= R holds for each): one warp melds them all,
+// phase after phase with __syncwarp between, and the block waits once.
+// H100, graph medians against every pair phase a block step (bound 0;
+// `-session24-warp-tail-codebook.log`): 1.5-2 us less from a bound of 256 to
+// 2,048 (random counts of 65,536 symbols 210.1 -> 208.6 us, all equal 110.2
+// -> 108.4, Laplace 8,192 90.3 -> 88.3). A phase costs the warp about what
+// it cost the block (~1 k cycles), not the few hundred its loads and stores
+// would take; why was not found (no fence in the SASS of either).
+constexpr uint32_t kWarpTailNodes = 512;
+VLEC_HD inline bool cl_warp_tail(const Cursor& c, uint32_t R, uint32_t bound) {
+  const uint32_t P = c.k_start - c.y0;
+  return P <= bound && P + P / 2 <= R;
+}
+
 // Where a pair phase reads its nodes: the node ring, if no slot it writes
 // (k_start .. k_start + P/2 - 1) is one it reads (y0 .. k_start - 1), i.e.
 // P + P/2 <= R; else global memory (streaming layout; a resident ring always
