@@ -17,12 +17,17 @@
 
 namespace vlec::cuda {
 
-// Eight: the wavelet decoder's 16 groups of a u16 8192^2 image decoded in
-// 0.61 ms on eight against 0.88 ms on four (H100, MR slice). The encoder
-// takes kEncodeSideStreams of them: every group's frame has its own temp,
-// so the stream count costs no memory.
-constexpr unsigned kSideStreams = 8;
-constexpr unsigned kEncodeSideStreams = 8;
+// The wavelet decoder's 16 groups of a u16 8192^2 image decoded in 0.61 ms
+// on eight against 0.88 ms on four (H100, MR slice); it now launches a few
+// batches, at most one a stream. The encoder takes kEncodeSideStreams of
+// them, every group of that image on its own stream: on eight, each of the
+// three largest groups (16.8 M symbols) waited behind a small group's chain
+// of latency-bound launches (~0.1 ms) on its stream; on sixteen the
+// compress took 1.126 against 1.177 ms (MR slice) and 1.262 against 1.273
+// (smooth image), alternated (`-session24-side-streams-*`). Every group's
+// frame has its own temp, so the stream count costs no memory.
+constexpr unsigned kSideStreams = 16;
+constexpr unsigned kEncodeSideStreams = 16;
 static_assert(kEncodeSideStreams <= kSideStreams, "the encoder takes the first side streams");
 
 // The current device's side streams (non-blocking, kSideStreams of them).
