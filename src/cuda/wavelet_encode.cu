@@ -39,8 +39,6 @@
 // coefficient, each group's frame temp for any codec. The embedded frames share the
 // coefficients' region (the symbols kernel has consumed it before the
 // first frame is written).
-#include <cub/device/device_memcpy.cuh>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -181,35 +179,10 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   // numbered from 0.
   const bool overlap = wg::overlapped_statistics && !band_tops.empty() && h.levels >= 2;
   const unsigned early_levels = overlap ? std::clamp(wg::early_histogram_levels, 1u, h.levels - 1) : 0;
-  std::vector<wg::EncodeBox> stat_list;
-  std::vector<std::size_t> list_at;  // list i: stat_list[list_at[i], list_at[i + 1])
-  auto add_list = [&](const std::vector<const StatBox*>& boxes) {
-    list_at.push_back(stat_list.size());
-    for (const StatBox* s : boxes) {
-      wg::EncodeBox e = encode_box(s->box, s->plane * L.pixels);
-      e.slot = s->slot;
-      stat_list.push_back(e);
-    }
-  };
-  std::vector<const StatBox*> late;
-  for (unsigned p = 0; p < im.planes; ++p) {
-    std::vector<std::vector<const StatBox*>> early(early_levels);
-    for (const StatBox& s : L.boxes) {
-      if (s.plane != p) continue;
-      const BoxKey key = key_of(p, s.box);
-      unsigned level = 0;  // 1-based level of an early list's box
-      for (unsigned k = 1; k <= early_levels && !level; ++k)
-        for (unsigned kind = 1; kind <= 3; ++kind)
-          if (key == key_of(p, sb.detail(k, kind))) level = k;
-      (level ? early[level - 1] : late).push_back(&s);
-    }
-    for (const auto& list : early) add_list(list);  // list p * early_levels + k - 1
-  }
-  add_list(late);
-  list_at.push_back(stat_list.size());
-  std::vector<uint32_t> list_tiles(list_at.size() - 1);
-  for (std::size_t i = 0; i + 1 < list_at.size(); ++i)
-    list_tiles[i] = wg::number_tiles(stat_list.data() + list_at[i], list_at[i + 1] - list_at[i]);
+  const StatisticsLists lists = statistics_lists(L.boxes, sb, im.planes, L.pixels, early_levels);
+  const std::vector<wg::EncodeBox>& stat_list = lists.boxes;
+  const std::vector<std::size_t>& list_at = lists.at;  // list i: stat_list[list_at[i], list_at[i + 1])
+  const std::vector<uint32_t>& list_tiles = lists.tiles;
   auto* stat_boxes = reinterpret_cast<wg::EncodeBox*>(t + L.stat_boxes);
   writes.add(stat_boxes, stat_list, stream);
   auto* hist = reinterpret_cast<unsigned long long*>(t + L.hist);
@@ -487,25 +460,15 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     phase(wg::kFramesEnqueued, stream);
   };
   std::vector<uint64_t> host_sizes, hash_word;
-  // The payload's pieces (a frame a group, then its low bits if any), for
-  // the batched copy at the end or, early, for payload_table_kernel.
-  std::vector<uint32_t> piece(G);
-  std::vector<uint64_t> low_bytes(G);
-  std::size_t copies = 0;
-  for (std::size_t g = 0; g < G; ++g) {
-    piece[g] = static_cast<uint32_t>(copies);
-    low_bytes[g] = wavelet::low_bits_bytes(counts[g], shifts[g]);
-    copies += low_bytes[g] ? 2 : 1;
-  }
-  SAFETY_CHECK(copies <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ", copies,
-               " pieces is above the bound ", L.max_copies);
-  auto* d_table = reinterpret_cast<uint64_t*>(t + L.copy_table);
-  auto batched_copy = [&](cudaStream_t st) {
-    std::size_t copy_temp = L.copy_temp_bytes;
-    CUDA_CHECK(cub::DeviceMemcpy::Batched(t + L.copy_temp, copy_temp, reinterpret_cast<const void* const*>(d_table),
-                                          reinterpret_cast<void* const*>(d_table + copies), d_table + 2 * copies,
-                                          static_cast<int64_t>(copies), st));
-  };
+  // The payload's pieces (cuda/wavelet_payload_copy.hpp): a frame a group,
+  // then its low bits if any.
+  std::vector<wg::PayloadCopies::Group> pieces(G);
+  for (std::size_t g = 0; g < G; ++g)
+    pieces[g] = {t + L.coeffs + frame_at[g], t + L.low + low_at[g], wavelet::low_bits_bytes(counts[g], shifts[g])};
+  const wg::PayloadCopies payload_copies(std::move(pieces), reinterpret_cast<uint64_t*>(t + L.copy_table),
+                                         t + L.copy_temp, L.copy_temp_bytes);
+  SAFETY_CHECK(payload_copies.copies() <= L.max_copies, ErrorCode::cuda_error, "wavelet payload of ",
+               payload_copies.copies(), " pieces is above the bound ", L.max_copies);
   // Early copies: the header area's size from the writer's own code (it
   // does not depend on the frames' sizes), the table from the sizes on the
   // device, the copy on side stream 0 until it is joined after the wait.
@@ -515,24 +478,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     wavelet::Header probe = h;
     uint64_t unused = 0;
     header_bytes = wavelet::finish_header(probe, plan.specs, shifts, counts, std::vector<uint64_t>(G, 0), &unused).size();
-    wg::PayloadCopyPlan cp;
-    cp.groups = static_cast<uint32_t>(G);
-    cp.copies = static_cast<uint32_t>(copies);
-    cp.header_bytes = header_bytes;
-    cp.capacity = capacity;
-    cp.out = d_frame;
-    cp.sizes = sizes;
-    cp.table = d_table;
-    for (std::size_t g = 0; g < G; ++g) {
-      cp.frame_src[g] = t + L.coeffs + frame_at[g];
-      cp.low_src[g] = t + L.low + low_at[g];
-      cp.low_bytes[g] = low_bytes[g];
-      cp.piece[g] = piece[g];
-    }
-    const cudaStream_t side0 = side_streams()[0];
     fork_side_streams(events, stream, 1);
-    wg::enqueue_payload_table(cp, side0);
-    batched_copy(side0);
+    payload_copies.enqueue_early(header_bytes, capacity, d_frame, sizes, side_streams()[0]);
   };
   phase(wg::kSymbolsEnqueued, stream);
   if (wg::speculative_huffman_frames) {
@@ -584,10 +531,8 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
   SAFETY_CHECK(frame_total <= capacity, ErrorCode::output_too_small, "wavelet frame needs ", frame_total,
                " bytes but the output buffer holds ", capacity);
   // The header area, then the groups' frames and low bits by one batched
-  // copy (cub::DeviceMemcpy::Batched): 2 * G cudaMemcpyAsync calls cost the
-  // host ~0.2 ms at 8192^2. The host arrays are pageable: the last wait has left
-  // the stream empty, so staging them costs no wait, and they need not
-  // outlive the call.
+  // copy. The host arrays are pageable: the last wait has left the stream
+  // empty, so staging them costs no wait, and they need not outlive the call.
   copy_to_device(d_frame, area, stream);
   if (early) {  // the payload's copies ran during the wait, placed as finish_header placed them
     SAFETY_CHECK(area.size() == header_bytes, ErrorCode::cuda_error, "wavelet header area of ", area.size(),
@@ -595,21 +540,12 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     phase(wg::kEnd, stream);
     return frame_total;
   }
-  uint8_t* payload = d_frame + area.size();
-  // The table as payload_table_kernel writes it: sources, destinations, sizes.
-  std::vector<uint64_t> table(3 * copies);
-  auto put = [&](uint32_t i, const uint8_t* from, const uint8_t* to, uint64_t n) {
-    table[i] = reinterpret_cast<uintptr_t>(from);
-    table[copies + i] = reinterpret_cast<uintptr_t>(to);
-    table[2 * copies + i] = n;
-  };
+  std::vector<uint64_t> frame_offset(G), bits_offset(G), placed_bytes(G);
   for (std::size_t g = 0; g < G; ++g) {
     const wavelet::Group& gr = h.groups[g];
-    put(piece[g], t + L.coeffs + frame_at[g], payload + gr.frame_offset, gr.frame_bytes);
-    if (low_bytes[g]) put(piece[g] + 1, t + L.low + low_at[g], payload + gr.bits_offset, low_bytes[g]);
+    frame_offset[g] = gr.frame_offset, placed_bytes[g] = gr.frame_bytes, bits_offset[g] = gr.bits_offset;
   }
-  copy_to_device(d_table, table, stream);
-  batched_copy(stream);
+  payload_copies.enqueue_late(d_frame + area.size(), frame_offset, placed_bytes, bits_offset, stream);
   phase(wg::kEnd, stream);
   return frame_total;
 }

@@ -44,6 +44,39 @@ uint64_t grouping_bound(const Subbands& sb, unsigned planes, Bytes&& bytes) {
 
 }  // namespace
 
+StatisticsLists statistics_lists(const std::vector<StatBox>& boxes, const wavelet::Subbands& sb, unsigned planes,
+                                 uint64_t pixels, unsigned early_levels) {
+  StatisticsLists out;
+  auto add_list = [&](const std::vector<const StatBox*>& list) {
+    out.at.push_back(out.boxes.size());
+    for (const StatBox* s : list) {
+      wavelet_gpu::EncodeBox e = encode_box(s->box, s->plane * pixels);
+      e.slot = s->slot;
+      out.boxes.push_back(e);
+    }
+  };
+  std::vector<const StatBox*> late;
+  for (unsigned p = 0; p < planes; ++p) {
+    std::vector<std::vector<const StatBox*>> early(early_levels);
+    for (const StatBox& s : boxes) {
+      if (s.plane != p) continue;
+      const BoxKey key = key_of(p, s.box);
+      unsigned level = 0;  // 1-based level of an early list's box
+      for (unsigned k = 1; k <= early_levels && !level; ++k)
+        for (unsigned kind = 1; kind <= 3; ++kind)
+          if (key == key_of(p, sb.detail(k, kind))) level = k;
+      (level ? early[level - 1] : late).push_back(&s);
+    }
+    for (const auto& list : early) add_list(list);  // list p * early_levels + k - 1
+  }
+  add_list(late);
+  out.at.push_back(out.boxes.size());
+  out.tiles.resize(out.at.size() - 1);
+  for (std::size_t i = 0; i + 1 < out.at.size(); ++i)
+    out.tiles[i] = wavelet_gpu::number_tiles(out.boxes.data() + out.at[i], out.at[i + 1] - out.at[i]);
+  return out;
+}
+
 std::size_t frame_temp_for(uint64_t n, Codec codec, DType type) {
   return round_up(device::compress_temp_bytes(n, frame_options(codec, type)));
 }

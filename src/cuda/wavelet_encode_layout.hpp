@@ -60,6 +60,18 @@ std::vector<std::vector<dwt::BandTops>> transform_tops(const wavelet::Subbands& 
 // A box's descriptor for the encoder's tile kernels, in the plane starting at `plane_base`.
 wavelet_gpu::EncodeBox encode_box(const wavelet::Box& b, uint64_t plane_base);
 
+// The boxes' histogram lists of step 1: for each plane, its level 1 ..
+// early_levels details (a list a level, counted as soon as that level is
+// transformed), then every other box of every plane; each list's tiles are
+// numbered from 0. List i is boxes[at[i], at[i + 1]), of tiles[i] tiles.
+struct StatisticsLists {
+  std::vector<wavelet_gpu::EncodeBox> boxes;
+  std::vector<std::size_t> at;
+  std::vector<uint32_t> tiles;
+};
+StatisticsLists statistics_lists(const std::vector<StatBox>& boxes, const wavelet::Subbands& sb, unsigned planes,
+                                 uint64_t pixels, unsigned early_levels);
+
 // The data-independent sizes of one image's encode.
 struct Layout {
   DwtShape shape;

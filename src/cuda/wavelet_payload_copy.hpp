@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vlec::cuda::wavelet_gpu {
 
@@ -41,5 +42,40 @@ struct PayloadCopyPlan {
 // (all sizes 0 where a coder failed or the frame would not fit `capacity`:
 // the host then reports the error after its wait, and nothing was written).
 void enqueue_payload_table(const PayloadCopyPlan& plan, cudaStream_t stream);
+
+// The payload's pieces, a frame a group and then its low bits if it has
+// any, and their one batched copy (cub::DeviceMemcpy::Batched: 2G
+// cudaMemcpyAsync calls cost the host ~0.2 ms at 8192^2), its table at
+// d_table (sources, destinations, sizes) and its temp in the writer's temp.
+class PayloadCopies {
+ public:
+  struct Group {
+    const uint8_t* frame;  // device: its embedded frame
+    const uint8_t* low;    // device: its low bits
+    uint64_t low_bytes;
+  };
+  PayloadCopies(std::vector<Group> groups, uint64_t* d_table, void* d_copy_temp, std::size_t copy_temp_bytes);
+  std::size_t copies() const { return copies_; }
+  // Before the host knows the frames' sizes: the table from the sizes on the
+  // device (enqueue_payload_table), then the copy, on `stream`.
+  void enqueue_early(uint64_t header_bytes, uint64_t capacity, uint8_t* out, const uint64_t* d_sizes,
+                     cudaStream_t stream) const;
+  // After: the table as the header area lays the payload out (group g's
+  // frame at frame_offset[g], its low bits at bits_offset[g], both from
+  // `payload`), uploaded from pageable memory (the stream is empty after the
+  // writer's last wait, so staging it costs no wait), then the copy.
+  void enqueue_late(uint8_t* payload, const std::vector<uint64_t>& frame_offset,
+                    const std::vector<uint64_t>& frame_bytes, const std::vector<uint64_t>& bits_offset,
+                    cudaStream_t stream) const;
+
+ private:
+  void copy(cudaStream_t stream) const;
+  std::vector<Group> groups_;
+  std::vector<uint32_t> piece_;  // group g's frame piece (its low bits follow)
+  std::size_t copies_ = 0;
+  uint64_t* d_table_;
+  void* d_copy_temp_;
+  std::size_t copy_temp_bytes_;
+};
 
 }  // namespace vlec::cuda::wavelet_gpu
