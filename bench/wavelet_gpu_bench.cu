@@ -22,6 +22,9 @@
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
 // that kernel; cuda::wavelet_gpu::symbols_row_tiles); --tops-any-registers
 // builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks).
+// The decoder's settings alternated with its defaults are in
+// wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
+//
 // --profile runs, per input, two warm-ups and then one GPU compress or
 // decompress between cudaProfilerStart and cudaProfilerStop, and nothing
 // else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "wavelet_gpu_bench.hpp"
 #include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/huffman_encode.hpp"
@@ -60,13 +64,9 @@
 
 using namespace vlec;
 using cuda::DeviceBuffer;
+using vlec::bench::Input;
 
 namespace {
-
-struct Input {
-  std::string name;
-  std::vector<uint16_t> samples;  // size x size, host order
-};
 
 // Plane 0 of a 16-bit (or 8-bit, scaled) PGM/PPM, mirrored and tiled to size x size.
 bool load_tiled(const std::string& path, std::size_t size, Input& in) {
@@ -188,143 +188,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
               same_orig ? "==" : "!=");
   std::printf("  device copy of the same %zu bytes: %.3f ms, %.1f GB/s (read + write), %.1f GS/s\n", bytes, copy_ms,
               2 * bytes / copy_ms / 1e6, n / copy_ms / 1e6);
-  {
-    // One decode's median time under a setting, and whether its output is
-    // the CPU decoder's.
-    auto timed_decode = [&](bool& same) {
-      const float ms = bench::median_ms(repeat, stream, [&] {
-        device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
-      });
-      std::vector<uint8_t> out(bytes);
-      CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
-      same = out == cpu_out;
-      return ms;
-    };
-    auto verdict = [](bool same) { return same ? "== the CPU decoder's" : "!= THE CPU DECODER'S"; };
-    bool same = false;
-    // The same decode with the host's per-group work on the calling thread
-    // alone (wavelet_gpu::parallel_group_work), against the threaded plan above.
-    const uint64_t work = cuda::wavelet_gpu::parallel_group_work;
-    cuda::wavelet_gpu::parallel_group_work = ~uint64_t{0};
-    const float serial_ms = timed_decode(same);
-    cuda::wavelet_gpu::parallel_group_work = work;
-    std::printf("  GPU decompress with the plan's group work on one host thread: %.3f ms (threaded above: %.3f ms)\n",
-                serial_ms, dec_ms);
-    // The groups' Huffman frames with one launch each on the side streams
-    // (wavelet_gpu::batched_group_decode off), against the batched launches above.
-    cuda::wavelet_gpu::batched_group_decode = false;
-    const float single_ms = timed_decode(same);
-    cuda::wavelet_gpu::batched_group_decode = true;
-    std::printf("  GPU decompress with one launch a group: %.3f ms (one launch a kernel shape above: %.3f ms), "
-                "output %s\n", single_ms, dec_ms, verdict(same));
-    // Level 1's details scattered as int32 and read back by the inverse
-    // (wavelet_gpu::coded_detail_bands off), against the inverse reading
-    // them from the symbols above.
-    cuda::wavelet_gpu::coded_detail_bands = false;
-    const float scattered_ms = timed_decode(same);
-    cuda::wavelet_gpu::coded_detail_bands = true;
-    std::printf("  GPU decompress with every coefficient scattered first: %.3f ms (the finest 2D levels' details, "
-                "by default levels 1-3's, read from the symbols by the inverse above: %.3f ms), output %s\n",
-                scattered_ms, dec_ms, verdict(same));
-    // The decoder under another setting against the defaults, runs of the
-    // two alternated (bench::paired_median_ms): medians.
-    auto decode = [&] {
-      device::wavelet_decompress(d_frame.get(), frame.size(), d_out.get(), bytes, d_temp.get(), temp, stream);
-    };
-    auto timed_setting = [&](const std::string& what, const char* against, auto&& set, auto&& reset) {
-      const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-        set();
-        decode();
-        reset();
-      });
-      std::printf("  GPU decompress with %s: %.3f ms (%s, alternated with it: %.3f ms)\n", what.c_str(), ms, against,
-                  base_ms);
-    };
-    namespace wg = cuda::wavelet_gpu;
-    // The embedded chunks' checksums checked in every decode, where by
-    // default only a frame that fails another check is decoded again with them.
-    timed_setting("every embedded chunk's checksum checked", "checked only if another check fails",
-                  [] { wg::deferred_chunk_checks = false; }, [] { wg::deferred_chunk_checks = true; });
-    // The plan's header reads. By default one round trip: a kernel gathers
-    // the first 4 KiB and every embedded header area into mapped pinned
-    // memory. Against it: two rounds of copies (the first 4 KiB, then the
-    // embedded headers as one batch), a cudaMemcpyAsync a group instead of
-    // the batch, only the fixed headers' round batched, no speculation (four
-    // waits).
-    timed_setting("the plan's headers read by copies in two rounds", "gathered by a kernel in one round trip",
-                  [] { wg::gathered_header_reads = false; }, [] { wg::gathered_header_reads = true; });
-    timed_setting("the plan's header reads a copy a group", "gathered by a kernel",
-                  [] { wg::gathered_header_reads = false, wg::batched_header_reads = false; },
-                  [] { wg::gathered_header_reads = true, wg::batched_header_reads = true; });
-    timed_setting("only the fixed headers' reads batched", "gathered by a kernel",
-                  [] { wg::gathered_header_reads = false, wg::batched_area_reads = false; },
-                  [] { wg::gathered_header_reads = true, wg::batched_area_reads = true; });
-    timed_setting("the plan's headers read in four rounds", "gathered by a kernel",
-                  [] { wg::speculative_header_reads = false; }, [] { wg::speculative_header_reads = true; });
-    // Every 5/3 level at pairs_per_warp row pairs a warp (dwt_tuning.min_warps
-    // 0), where by default the coarse levels take fewer pairs a warp.
-    const cuda::dwt::Tuning tuning = wg::dwt_tuning;
-    // The details of the finest 1, 2, 3 or every 2D level read from the
-    // symbols by the inverse (wavelet_gpu::coded_detail_levels), and levels
-    // 1-3 whatever their bands' size (coded_level_min_samples), against the
-    // default.
-    const unsigned coded_levels = wg::coded_detail_levels;
-    for (const unsigned c : {1u, 2u, 3u, 32u})
-      if (c != coded_levels)
-        timed_setting(c == 1    ? "level 1's details alone from the symbols"
-                      : c == 2  ? "levels 1-2's details from the symbols"
-                      : c == 3  ? "levels 1-3's details from the symbols"
-                                : "every 2D level's details from the symbols",
-                      "the default coded levels", [c] { wg::coded_detail_levels = c; },
-                      [coded_levels] { wg::coded_detail_levels = coded_levels; });
-    const uint64_t min_samples = wg::coded_level_min_samples;
-    timed_setting("levels 1-3's details from the symbols at any band size", "the default coded levels",
-                  [] { wg::coded_level_min_samples = 0; }, [min_samples] { wg::coded_level_min_samples = min_samples; });
-    timed_setting("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
-                  [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
-    timed_setting("the coded details decoded where loaded", "prefetched raw, decoded a step later",
-                  [] { wg::dwt_tuning.coded_raw_prefetch = false; }, [&] { wg::dwt_tuning = tuning; });
-    timed_setting("levels without low bits on the raw kernel with the window", "a kernel without it",
-                  [] { wg::dwt_tuning.coded_shift_free = false; }, [&] { wg::dwt_tuning = tuning; });
-    for (const int blocks : {0, 8})
-      timed_setting(blocks ? "the raw-prefetch 5/3 kernels built for 8 blocks an SM"
-                           : "the raw-prefetch 5/3 kernels at any register count",
-                    "built for 7 blocks an SM", [blocks] { wg::dwt_tuning.coded_min_blocks = blocks; },
-                    [&] { wg::dwt_tuning = tuning; });
-    timed_setting("the samples checksum a block of loads at a time", "8 blocks",
-                  [] { cuda::checksum_blocks_in_flight = 1; },
-                  [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
-    timed_setting("the end's status reads a copy a group", "one batch",
-                  [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
-    timed_setting("side streams at the default priority", "at the greatest",
-                  [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
-    // The host's group work (embedded headers checked, decodes staged) on
-    // the thread pool from 2^13 bytes or symbols, against the default bound.
-    const uint64_t group_work = wg::parallel_group_work;
-    timed_setting("the plan's group work threaded from 2^13", "from the default bound",
-                  [] { wg::parallel_group_work = uint64_t{1} << 13; }, [&] { wg::parallel_group_work = group_work; });
-    // The same image written with smaller embedded chunks (the CPU writer's
-    // EncoderTuning::chunk_elements; more warps for the groups' decodes,
-    // more bytes), decoded alternately with the default frame.
-    for (const uint32_t chunk : {8192u, 4096u}) {
-      wavelet::EncoderTuning t;
-      t.chunk_elements = chunk;
-      const std::vector<uint8_t> small = wavelet::compress(in.samples.data(), im, cpu_writer, t);
-      DeviceBuffer<uint8_t> d_small(small.size());
-      CUDA_CHECK(cudaMemcpy(d_small.get(), small.data(), small.size(), cudaMemcpyHostToDevice));
-      const std::size_t small_temp = device::wavelet_decompress_temp_bytes(d_small.get(), small.size());
-      DeviceBuffer<uint8_t> d_small_temp(small_temp);
-      const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, decode, [&] {
-        device::wavelet_decompress(d_small.get(), small.size(), d_out.get(), bytes, d_small_temp.get(), small_temp,
-                                   stream);
-      });
-      std::vector<uint8_t> out(bytes);
-      CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
-      std::printf("  GPU decompress of the frame written with %u-element chunks (%+.2f %% bytes): %.3f ms (16,384, "
-                  "alternated with it: %.3f ms), output %s\n",
-                  chunk, 100.0 * (double(small.size()) / frame.size() - 1), ms, base_ms, verdict(out == cpu_out));
-    }
-  }
+  run_decode_settings(in, im, frame, cpu_out, d_frame.get(), d_temp.get(), temp, dec_ms, repeat, stream);
 
   // The parts inside the pipeline: events recorded by the decoder between
   // its steps (cuda/wavelet_kernels.hpp, phase_events); medians. With level
@@ -585,166 +449,7 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
                 ms[0], cuda::kBlocksInFlight, ms[1], bytes / ms[1] / 1e6);
   }
 
-  // The GPU writer, device to device.
-  {
-    DeviceBuffer<uint8_t> d_samples(bytes);
-    CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
-    const std::size_t cap = device::wavelet_compress_capacity(im, 0);
-    const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
-    DeviceBuffer<uint8_t> d_gframe(cap), d_etemp(etemp);
-    std::size_t gbytes = 0;
-    const float enc_ms = bench::median_ms(repeat, stream, [&] {
-      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-    });
-    std::vector<uint8_t> gframe(gbytes);
-    CUDA_CHECK(cudaMemcpy(gframe.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
-    std::size_t diff = 0;
-    while (diff < std::min(gframe.size(), frame.size()) && gframe[diff] == frame[diff]) ++diff;
-    const bool same = gframe == frame;
-    std::printf("  GPU compress: %.3f ms, %.1f GS/s (%.1f GB/s of samples), %.3f of the copy's speed; temp %.0f MiB; "
-                "frame %zu bytes, %s the CPU writer's",
-                enc_ms, n / enc_ms / 1e6, bytes / enc_ms / 1e6, copy_ms / enc_ms, etemp / 1048576.0, gbytes,
-                same ? "==" : "!=");
-    if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
-    std::printf("\n");
-    // The writer under another setting against the defaults, runs of the
-    // two alternated (bench::paired_median_ms): medians, and whether the
-    // setting's frame is still the CPU writer's.
-    auto timed_compress = [&](const char* what, const char* against, auto&& set, auto&& reset) {
-      auto once = [&] {
-        gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-      };
-      const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, once, [&] {
-        set();
-        once();
-        reset();
-      });
-      set();
-      once();
-      reset();
-      std::vector<uint8_t> out(gbytes);
-      CUDA_CHECK(cudaMemcpy(out.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
-      std::printf("  GPU compress with %s: %.3f ms (%s, alternated with it: %.3f ms), frame %s the CPU writer's\n",
-                  what, ms, against, base_ms, out == frame ? "==" : "!=");
-    };
-    namespace wg = cuda::wavelet_gpu;
-    timed_compress("the embedded frames enqueued from one host thread", "a thread per side stream",
-                   [] { wg::threaded_frame_enqueue = false; }, [] { wg::threaded_frame_enqueue = true; });
-    const unsigned streams = wg::encode_side_streams;
-    const std::string streams_above = std::to_string(streams) + " side streams";
-    timed_compress("the embedded frames on 4 side streams", streams_above.c_str(),
-                   [] { wg::encode_side_streams = 4; }, [&] { wg::encode_side_streams = streams; });
-    timed_compress("the embedded frames on 8 side streams", streams_above.c_str(),
-                   [] { wg::encode_side_streams = 8; }, [&] { wg::encode_side_streams = streams; });
-    timed_compress("a histogram pass over each Huffman group's symbols", "histograms from the statistics",
-                   [] { wg::histograms_from_statistics = false; }, [] { wg::histograms_from_statistics = true; });
-    timed_compress("the subband tops by their own pass", "tops taken by the transform",
-                   [] { wg::tops_in_transform = false; }, [] { wg::tops_in_transform = true; });
-    timed_compress("each codebook built at the head of its frame", "codebooks built beside the symbols kernel",
-                   [] { wg::codebooks_beside_symbols = false; }, [] { wg::codebooks_beside_symbols = true; });
-    timed_compress("the checksum and the finest levels' histograms in order on one stream",
-                   "beside the coarser levels", [] { wg::overlapped_statistics = false; },
-                   [] { wg::overlapped_statistics = true; });
-    const unsigned early = wg::early_histogram_levels;
-    timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
-                   [&] { wg::early_histogram_levels = early; });
-    timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
-                   [] { wg::symbols_row_tiles = true; });
-    timed_compress("the encoder's words across ranges completed by lookahead rows", "by a fix-up after a barrier",
-                   [] { cuda::encode_boundary_fix_up = false; }, [] { cuda::encode_boundary_fix_up = true; });
-    timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
-                   [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
-    timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",
-                   [] { wg::late_samples_checksum = false; }, [] { wg::late_samples_checksum = true; });
-    timed_compress("8 tiles a histogram block in every list", "fewer in short lists",
-                   [] { wg::histogram_tiles_by_list = false; }, [] { wg::histogram_tiles_by_list = true; });
-    timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
-                   [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
-    timed_compress("the host's reads a copy a piece", "one batch a wait",
-                   [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
-    timed_compress("side streams at the default priority", "at the greatest",
-                   [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
-    timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
-                   [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
-    const cuda::dwt::Tuning tuning = wg::dwt_tuning;
-    timed_compress("the 5/3 kernel taking the tops at any register count", "built for 6 blocks an SM",
-                   [] { wg::dwt_tuning.tops_six_blocks = false; }, [&] { wg::dwt_tuning = tuning; });
-    timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
-                   [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
-    timed_compress("the samples checksum a block of loads at a time", "8 blocks",
-                   [] { cuda::checksum_blocks_in_flight = 1; },
-                   [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
-    // The encoder's steps: host time between its points, and the GPU's
-    // span of each step's work (events at the points; cuda/
-    // wavelet_encode_kernels.hpp, EncodePoint); medians.
-    wg::EncodePhases ph;
-    for (auto& e : ph.gpu) CUDA_CHECK(cudaEventCreate(&e));
-    wg::encode_phases = &ph;
-    std::vector<std::vector<double>> host(wg::EncodePhases::kCount - 1);
-    struct Span {
-      wg::EncodePoint from, to;
-      const char* name;
-    };
-    const Span spans[] = {{wg::kStart, wg::kStatsEnqueued, "step 1 (checksum, 5/3, tops, histograms)"},
-                          {wg::kStatsRead, wg::kShiftsEnqueued, "shift rule"},
-                          {wg::kDecided, wg::kSymbolsEnqueued, "symbols, low bits, runs"},
-                          {wg::kCodecsChosen, wg::kFramesEnqueued, "embedded frames"},
-                          {wg::kFramesRead, wg::kEnd, "header + copies"}};
-    std::vector<std::vector<float>> gpu(std::size(spans));
-    for (int r = 0; r < repeat; ++r) {
-      device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      for (unsigned i = 0; i + 1 < wg::EncodePhases::kCount; ++i) host[i].push_back(1e3 * (ph.at[i + 1] - ph.at[i]));
-      for (std::size_t i = 0; i < std::size(spans); ++i) {
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[spans[i].from], ph.gpu[spans[i].to]));
-        gpu[i].push_back(ms);
-      }
-    }
-    // One more compress with every group's events: when, after the
-    // writer's decisions, each group's codebook began and ended on its side
-    // stream and its frame's work ended (the GPU's clock).
-    for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
-      for (cudaEvent_t* e : {&ph.book_begin[g], &ph.book_end[g], &ph.frame_end[g]}) CUDA_CHECK(cudaEventCreate(e));
-    device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    auto after_decisions = [&](cudaEvent_t e) {  // ms
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e));
-      return ms;
-    };
-    std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
-                "kernel done at %.3f, frames joined at %.3f):",
-                after_decisions(ph.gpu[wg::kSymbolsEnqueued]), after_decisions(ph.gpu[wg::kFramesEnqueued]));
-    for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g)
-      std::printf("%s g%u (%.2f M symbols, s%u) book %.3f-%.3f frame end %.3f", g ? ";" : "", g, ph.count[g] / 1e6,
-                  ph.stream_of[g], after_decisions(ph.book_begin[g]), after_decisions(ph.book_end[g]),
-                  after_decisions(ph.frame_end[g]));
-    std::printf("\n");
-    wg::encode_phases = nullptr;
-    for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));
-    for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
-      for (cudaEvent_t e : {ph.book_begin[g], ph.book_end[g], ph.frame_end[g]}) CUDA_CHECK(cudaEventDestroy(e));
-    static const char* const kSteps[] = {"step 1 enqueued", "wait 1", "shift rule enqueued", "wait 2",
-                                         "host decisions", "symbols enqueued", "wait 3", "codec choices",
-                                         "embedded frames enqueued", "wait 4", "header + copies enqueued"};
-    static_assert(std::size(kSteps) == wg::EncodePhases::kCount - 1, "a name per step");
-    auto median = [](auto& v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    std::printf("  inside the GPU compress, host clock (medians):");
-    for (std::size_t i = 0; i < host.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", kSteps[i], median(host[i]));
-    std::printf("\n  inside the GPU compress, GPU span of each step's work (events, medians):");
-    for (std::size_t i = 0; i < gpu.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", spans[i].name, median(gpu[i]));
-    std::printf("\n");
-    const std::size_t dtemp = device::wavelet_decompress_temp_bytes(d_gframe.get(), gbytes);
-    DeviceBuffer<uint8_t> d_dtemp(dtemp);
-    device::wavelet_decompress(d_gframe.get(), gbytes, d_out.get(), bytes, d_dtemp.get(), dtemp, stream);
-    CUDA_CHECK(cudaMemcpy(gpu_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
-    std::printf("  GPU-written frame decoded on the GPU: %s the original\n",
-                std::memcmp(gpu_out.data(), in.samples.data(), bytes) == 0 ? "==" : "!=");
-  }
+  run_compress(in, im, frame, copy_ms, repeat, stream);
 }
 
 }  // namespace

@@ -1,0 +1,207 @@
+// bench/wavelet_gpu_bench_compress.cu: wavelet_gpu_bench's GPU writer
+// (see wavelet_gpu_bench.cu and wavelet_gpu_bench.hpp): device::
+// wavelet_compress of a u16 8192 x 8192 image, issue 5's target >= 100 GS/s.
+#include <cuda_profiler_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_timing.cuh"
+#include "wavelet_gpu_bench.hpp"
+#include "common/checksum.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/huffman_encode.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_encode_kernels.hpp"
+#include "cuda/dwt53_gpu.hpp"
+#include "cuda/host_staging.hpp"
+#include "cuda/side_streams.hpp"
+#include "cuda/wavelet_kernels.hpp"
+#include "format/frame.hpp"
+#include "vlec/device.hpp"
+#include "wavelet/codec.hpp"
+#include "wavelet/frame_format.hpp"
+#include "vlec/device_dwt.hpp"
+#include "vlec/device_wavelet.hpp"
+#include "vlec/vlec.hpp"
+#include "vlec/wavelet.hpp"
+#include "wavelet/pnm.hpp"
+
+
+namespace vlec::bench {
+
+using cuda::DeviceBuffer;
+
+void run_compress(const Input& in, const WaveletImage& im, const std::vector<uint8_t>& frame, float copy_ms,
+                  int repeat, cudaStream_t stream) {
+  const std::size_t n = im.samples(), bytes = 2 * n;
+  DeviceBuffer<uint8_t> d_out(bytes);
+  std::vector<uint8_t> gpu_out(bytes);
+  DeviceBuffer<uint8_t> d_samples(bytes);
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
+  const std::size_t cap = device::wavelet_compress_capacity(im, 0);
+  const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
+  DeviceBuffer<uint8_t> d_gframe(cap), d_etemp(etemp);
+  std::size_t gbytes = 0;
+  const float enc_ms = bench::median_ms(repeat, stream, [&] {
+    gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+  });
+  std::vector<uint8_t> gframe(gbytes);
+  CUDA_CHECK(cudaMemcpy(gframe.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+  std::size_t diff = 0;
+  while (diff < std::min(gframe.size(), frame.size()) && gframe[diff] == frame[diff]) ++diff;
+  const bool same = gframe == frame;
+  std::printf("  GPU compress: %.3f ms, %.1f GS/s (%.1f GB/s of samples), %.3f of the copy's speed; temp %.0f MiB; "
+              "frame %zu bytes, %s the CPU writer's",
+              enc_ms, n / enc_ms / 1e6, bytes / enc_ms / 1e6, copy_ms / enc_ms, etemp / 1048576.0, gbytes,
+              same ? "==" : "!=");
+  if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
+  std::printf("\n");
+  // The writer under another setting against the defaults, runs of the
+  // two alternated (bench::paired_median_ms): medians, and whether the
+  // setting's frame is still the CPU writer's.
+  auto timed_compress = [&](const char* what, const char* against, auto&& set, auto&& reset) {
+    auto once = [&] {
+      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+    };
+    const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, once, [&] {
+      set();
+      once();
+      reset();
+    });
+    set();
+    once();
+    reset();
+    std::vector<uint8_t> out(gbytes);
+    CUDA_CHECK(cudaMemcpy(out.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+    std::printf("  GPU compress with %s: %.3f ms (%s, alternated with it: %.3f ms), frame %s the CPU writer's\n",
+                what, ms, against, base_ms, out == frame ? "==" : "!=");
+  };
+  namespace wg = cuda::wavelet_gpu;
+  timed_compress("the embedded frames enqueued from one host thread", "a thread per side stream",
+                 [] { wg::threaded_frame_enqueue = false; }, [] { wg::threaded_frame_enqueue = true; });
+  const unsigned streams = wg::encode_side_streams;
+  const std::string streams_above = std::to_string(streams) + " side streams";
+  timed_compress("the embedded frames on 4 side streams", streams_above.c_str(),
+                 [] { wg::encode_side_streams = 4; }, [&] { wg::encode_side_streams = streams; });
+  timed_compress("the embedded frames on 8 side streams", streams_above.c_str(),
+                 [] { wg::encode_side_streams = 8; }, [&] { wg::encode_side_streams = streams; });
+  timed_compress("a histogram pass over each Huffman group's symbols", "histograms from the statistics",
+                 [] { wg::histograms_from_statistics = false; }, [] { wg::histograms_from_statistics = true; });
+  timed_compress("the subband tops by their own pass", "tops taken by the transform",
+                 [] { wg::tops_in_transform = false; }, [] { wg::tops_in_transform = true; });
+  timed_compress("each codebook built at the head of its frame", "codebooks built beside the symbols kernel",
+                 [] { wg::codebooks_beside_symbols = false; }, [] { wg::codebooks_beside_symbols = true; });
+  timed_compress("the checksum and the finest levels' histograms in order on one stream",
+                 "beside the coarser levels", [] { wg::overlapped_statistics = false; },
+                 [] { wg::overlapped_statistics = true; });
+  const unsigned early = wg::early_histogram_levels;
+  timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
+                 [&] { wg::early_histogram_levels = early; });
+  timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
+                 [] { wg::symbols_row_tiles = true; });
+  timed_compress("the encoder's words across ranges completed by lookahead rows", "by a fix-up after a barrier",
+                 [] { cuda::encode_boundary_fix_up = false; }, [] { cuda::encode_boundary_fix_up = true; });
+  timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
+                 [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
+  timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",
+                 [] { wg::late_samples_checksum = false; }, [] { wg::late_samples_checksum = true; });
+  timed_compress("8 tiles a histogram block in every list", "fewer in short lists",
+                 [] { wg::histogram_tiles_by_list = false; }, [] { wg::histogram_tiles_by_list = true; });
+  timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
+                 [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+  timed_compress("the host's reads a copy a piece", "one batch a wait",
+                 [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
+  timed_compress("side streams at the default priority", "at the greatest",
+                 [] { cuda::side_streams_high_priority = false; }, [] { cuda::side_streams_high_priority = true; });
+  timed_compress("the run counts read before the frames are enqueued", "Huffman frames enqueued at once",
+                 [] { wg::speculative_huffman_frames = false; }, [] { wg::speculative_huffman_frames = true; });
+  const cuda::dwt::Tuning tuning = wg::dwt_tuning;
+  timed_compress("the 5/3 kernel taking the tops at any register count", "built for 6 blocks an SM",
+                 [] { wg::dwt_tuning.tops_six_blocks = false; }, [&] { wg::dwt_tuning = tuning; });
+  timed_compress("every 5/3 level at 8 row pairs a warp", "coarse levels with fewer",
+                 [] { wg::dwt_tuning.min_warps = 0; }, [&] { wg::dwt_tuning = tuning; });
+  timed_compress("the samples checksum a block of loads at a time", "8 blocks",
+                 [] { cuda::checksum_blocks_in_flight = 1; },
+                 [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
+  // The encoder's steps: host time between its points, and the GPU's
+  // span of each step's work (events at the points; cuda/
+  // wavelet_encode_kernels.hpp, EncodePoint); medians.
+  wg::EncodePhases ph;
+  for (auto& e : ph.gpu) CUDA_CHECK(cudaEventCreate(&e));
+  wg::encode_phases = &ph;
+  std::vector<std::vector<double>> host(wg::EncodePhases::kCount - 1);
+  struct Span {
+    wg::EncodePoint from, to;
+    const char* name;
+  };
+  const Span spans[] = {{wg::kStart, wg::kStatsEnqueued, "step 1 (checksum, 5/3, tops, histograms)"},
+                        {wg::kStatsRead, wg::kShiftsEnqueued, "shift rule"},
+                        {wg::kDecided, wg::kSymbolsEnqueued, "symbols, low bits, runs"},
+                        {wg::kCodecsChosen, wg::kFramesEnqueued, "embedded frames"},
+                        {wg::kFramesRead, wg::kEnd, "header + copies"}};
+  std::vector<std::vector<float>> gpu(std::size(spans));
+  for (int r = 0; r < repeat; ++r) {
+    device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (unsigned i = 0; i + 1 < wg::EncodePhases::kCount; ++i) host[i].push_back(1e3 * (ph.at[i + 1] - ph.at[i]));
+    for (std::size_t i = 0; i < std::size(spans); ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[spans[i].from], ph.gpu[spans[i].to]));
+      gpu[i].push_back(ms);
+    }
+  }
+  // One more compress with every group's events: when, after the
+  // writer's decisions, each group's codebook began and ended on its side
+  // stream and its frame's work ended (the GPU's clock).
+  for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
+    for (cudaEvent_t* e : {&ph.book_begin[g], &ph.book_end[g], &ph.frame_end[g]}) CUDA_CHECK(cudaEventCreate(e));
+  device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  auto after_decisions = [&](cudaEvent_t e) {  // ms
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e));
+    return ms;
+  };
+  std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
+              "kernel done at %.3f, frames joined at %.3f):",
+              after_decisions(ph.gpu[wg::kSymbolsEnqueued]), after_decisions(ph.gpu[wg::kFramesEnqueued]));
+  for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g)
+    std::printf("%s g%u (%.2f M symbols, s%u) book %.3f-%.3f frame end %.3f", g ? ";" : "", g, ph.count[g] / 1e6,
+                ph.stream_of[g], after_decisions(ph.book_begin[g]), after_decisions(ph.book_end[g]),
+                after_decisions(ph.frame_end[g]));
+  std::printf("\n");
+  wg::encode_phases = nullptr;
+  for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));
+  for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
+    for (cudaEvent_t e : {ph.book_begin[g], ph.book_end[g], ph.frame_end[g]}) CUDA_CHECK(cudaEventDestroy(e));
+  static const char* const kSteps[] = {"step 1 enqueued", "wait 1", "shift rule enqueued", "wait 2",
+                                       "host decisions", "symbols enqueued", "wait 3", "codec choices",
+                                       "embedded frames enqueued", "wait 4", "header + copies enqueued"};
+  static_assert(std::size(kSteps) == wg::EncodePhases::kCount - 1, "a name per step");
+  auto median = [](auto& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::printf("  inside the GPU compress, host clock (medians):");
+  for (std::size_t i = 0; i < host.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", kSteps[i], median(host[i]));
+  std::printf("\n  inside the GPU compress, GPU span of each step's work (events, medians):");
+  for (std::size_t i = 0; i < gpu.size(); ++i) std::printf("%s %s %.3f ms", i ? ";" : "", spans[i].name, median(gpu[i]));
+  std::printf("\n");
+  const std::size_t dtemp = device::wavelet_decompress_temp_bytes(d_gframe.get(), gbytes);
+  DeviceBuffer<uint8_t> d_dtemp(dtemp);
+  device::wavelet_decompress(d_gframe.get(), gbytes, d_out.get(), bytes, d_dtemp.get(), dtemp, stream);
+  CUDA_CHECK(cudaMemcpy(gpu_out.data(), d_out.get(), bytes, cudaMemcpyDeviceToHost));
+  std::printf("  GPU-written frame decoded on the GPU: %s the original\n",
+              std::memcmp(gpu_out.data(), in.samples.data(), bytes) == 0 ? "==" : "!=");
+}
+
+}  // namespace vlec::bench
