@@ -125,29 +125,28 @@ __device__ void generate_cl_block(const ClArgs& g, ClShared& sh, const AfterTile
   const auto global_node = [&](uint32_t k) -> uint64_t { return g.inner_w[k]; };
   while (cur.k_start + 1 < m) {
     const uint64_t t_top = prof ? clock64() : 0;
-    if (cl_pair_phase(cur, m) && cl_warp_tail(cur, R, g.warp_tail)) {  // every phase left, by warp 0
-      if (tid < 32) {
-        Cursor c = cur;
-        while (c.k_start + 1 < m) {
-          cl_pairs_thread<8>(tid, 32, c, R, ring_node, sink);
-          __syncwarp();
-          cl_advance_pairs(c);
+    if (cl_pair_phase(cur, m)) {  // no leaf left: the phase in one step
+      const bool tail = cl_warp_tail(cur, R, g.warp_tail);  // then every phase left, by warp 0
+      if (tail) {
+        if (tid < 32) {
+          Cursor c = cur;
+          while (c.k_start + 1 < m) {
+            cl_pairs_thread<8>(tid, 32, c, R, ring_node, sink);
+            __syncwarp();
+            cl_advance_pairs(c);
+          }
         }
+      } else if (!kStream || cl_pairs_from_ring(cur, R)) {
+        cl_pairs_thread<8>(tid, NT, cur, R, ring_node, sink);
+      } else {
+        cl_pairs_thread<8>(tid, NT, cur, R, global_node, sink);
       }
       if (prof && tid == 0) s_tmax[(cur.tile + 2) % 3] = 0;  // as a tile clears it (diagnostics)
       __syncthreads();
       const uint32_t steps = cur.tile + 1;  // (the tiles' count: the tail is one step)
-      while (cur.k_start + 1 < m) cl_advance_pairs(cur);
+      do cl_advance_pairs(cur);
+      while (tail && cur.k_start + 1 < m);
       cur.tile = steps;
-      if (prof) ++pair_steps, pair_cycles += clock64() - t_top;
-      break;
-    }
-    if (cl_pair_phase(cur, m)) {  // no leaf left: the phase in one step
-      if (!kStream || cl_pairs_from_ring(cur, R)) cl_pairs_thread<8>(tid, NT, cur, R, ring_node, sink);
-      else cl_pairs_thread<8>(tid, NT, cur, R, global_node, sink);
-      if (prof && tid == 0) s_tmax[(cur.tile + 2) % 3] = 0;  // as a tile clears it (diagnostics)
-      __syncthreads();
-      cl_advance_pairs(cur);
       if (prof) ++pair_steps, pair_cycles += clock64() - t_top;
       continue;
     }

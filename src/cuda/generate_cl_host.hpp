@@ -156,14 +156,9 @@ std::array<uint32_t, kMaxDepth + 1> generate_cl_host(const std::vector<uint64_t>
   Cursor cur;
   while (cur.x32 < m && keys_desc[m - 1 - cur.x32] >> 32 == 0) ++cur.x32;  // the leaves below 2^32
   HostSink sink{&h, &tr};
-  // A pair phase's node reads: the ring, checked as CheckedView::B checks
-  // it, or the global copy (a node made before this step).
-  auto ring_node = [&](uint32_t k) -> uint64_t {
-    const uint32_t s = k & (r - 1);
-    if (h.node_holder[s] != int64_t{k} || h.node_written[s] == h.tile) tr.hazard = true;
-    h.node_read[s] = h.tile;
-    return h.node[s];
-  };
+  // A pair phase's node reads: node k from the ring (CheckedView::B from
+  // node 0, with its checks), or the global copy (a node made before this step).
+  auto ring_node = [&](uint32_t k) -> uint64_t { return CheckedView{&h, cur.x0, 0, false}.B(k); };
   auto global_node = [&](uint32_t k) -> uint64_t {
     if (!stream || k >= cur.k_start) tr.hazard = true;  // the resident layout has no global copy
     return k < tr.inner_w.size() ? tr.inner_w[k] : 0;

@@ -374,6 +374,15 @@ VLEC_HD inline void cl_advance_pairs(Cursor& c) {
   ++c.phase;
 }
 
+// Where a pair phase reads its nodes: the node ring, if no slot it writes
+// (k_start .. k_start + P/2 - 1) is one it reads (y0 .. k_start - 1), i.e.
+// P + P/2 <= R; else global memory (streaming layout; a resident ring always
+// holds it, R >= 3m/4 and P <= m/2).
+VLEC_HD inline bool cl_pairs_from_ring(const Cursor& c, uint32_t R) {
+  const uint64_t P = c.k_start - c.y0;
+  return P + P / 2 <= R;
+}
+
 // The tail. Once a pair phase has at most kWarpTailNodes nodes, every phase
 // after it is a pair phase with about half as many (P' = ceil(P/2)), all
 // from the ring (P + P/2 <= R holds for each): one warp melds them all,
@@ -386,17 +395,7 @@ VLEC_HD inline void cl_advance_pairs(Cursor& c) {
 // would take; why was not found (no fence in the SASS of either).
 constexpr uint32_t kWarpTailNodes = 512;
 VLEC_HD inline bool cl_warp_tail(const Cursor& c, uint32_t R, uint32_t bound) {
-  const uint32_t P = c.k_start - c.y0;
-  return P <= bound && P + P / 2 <= R;
-}
-
-// Where a pair phase reads its nodes: the node ring, if no slot it writes
-// (k_start .. k_start + P/2 - 1) is one it reads (y0 .. k_start - 1), i.e.
-// P + P/2 <= R; else global memory (streaming layout; a resident ring always
-// holds it, R >= 3m/4 and P <= m/2).
-VLEC_HD inline bool cl_pairs_from_ring(const Cursor& c, uint32_t R) {
-  const uint64_t P = c.k_start - c.y0;
-  return P + P / 2 <= R;
+  return c.k_start - c.y0 <= bound && cl_pairs_from_ring(c, R);
 }
 
 // Streaming layout: leaves [from, to) into the leaf ring (cp.async on the GPU;

@@ -540,12 +540,7 @@ std::size_t wavelet_compress(const void* d_samples, const WaveletImage& im, void
     phase(wg::kEnd, stream);
     return frame_total;
   }
-  std::vector<uint64_t> frame_offset(G), bits_offset(G), placed_bytes(G);
-  for (std::size_t g = 0; g < G; ++g) {
-    const wavelet::Group& gr = h.groups[g];
-    frame_offset[g] = gr.frame_offset, placed_bytes[g] = gr.frame_bytes, bits_offset[g] = gr.bits_offset;
-  }
-  payload_copies.enqueue_late(d_frame + area.size(), frame_offset, placed_bytes, bits_offset, stream);
+  payload_copies.enqueue_late(d_frame + area.size(), h.groups, stream);
   phase(wg::kEnd, stream);
   return frame_total;
 }

@@ -91,12 +91,10 @@ void PayloadCopies::enqueue_early(uint64_t header_bytes, uint64_t capacity, uint
   copy(stream);
 }
 
-void PayloadCopies::enqueue_late(uint8_t* payload, const std::vector<uint64_t>& frame_offset,
-                                 const std::vector<uint64_t>& frame_bytes, const std::vector<uint64_t>& bits_offset,
+void PayloadCopies::enqueue_late(uint8_t* payload, const std::vector<wavelet::Group>& layout,
                                  cudaStream_t stream) const {
-  VLEC_REQUIRE(frame_offset.size() == groups_.size() && frame_bytes.size() == groups_.size() &&
-                   bits_offset.size() == groups_.size(),
-               "the payload layout names ", frame_offset.size(), " groups, not ", groups_.size());
+  VLEC_REQUIRE(layout.size() == groups_.size(), "the payload layout names ", layout.size(), " groups, not ",
+               groups_.size());
   // The table as payload_table_kernel writes it: sources, destinations, sizes.
   std::vector<uint64_t> table(3 * copies_);
   auto put = [&](uint32_t i, const uint8_t* from, const uint8_t* to, uint64_t n) {
@@ -105,8 +103,8 @@ void PayloadCopies::enqueue_late(uint8_t* payload, const std::vector<uint64_t>& 
     table[2 * copies_ + i] = n;
   };
   for (std::size_t g = 0; g < groups_.size(); ++g) {
-    put(piece_[g], groups_[g].frame, payload + frame_offset[g], frame_bytes[g]);
-    if (groups_[g].low_bytes) put(piece_[g] + 1, groups_[g].low, payload + bits_offset[g], groups_[g].low_bytes);
+    put(piece_[g], groups_[g].frame, payload + layout[g].frame_offset, layout[g].frame_bytes);
+    if (groups_[g].low_bytes) put(piece_[g] + 1, groups_[g].low, payload + layout[g].bits_offset, groups_[g].low_bytes);
   }
   // Pageable: cudaMemcpyAsync returns once the bytes are staged.
   CUDA_CHECK(cudaMemcpyAsync(d_table_, table.data(), 8 * table.size(), cudaMemcpyHostToDevice, stream));

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "wavelet/frame_format.hpp"
+
 namespace vlec::cuda::wavelet_gpu {
 
 // Groups the early copies take (the plan rides in the kernel's parameters);
@@ -61,12 +63,10 @@ class PayloadCopies {
   void enqueue_early(uint64_t header_bytes, uint64_t capacity, uint8_t* out, const uint64_t* d_sizes,
                      cudaStream_t stream) const;
   // After: the table as the header area lays the payload out (group g's
-  // frame at frame_offset[g], its low bits at bits_offset[g], both from
-  // `payload`), uploaded from pageable memory (the stream is empty after the
-  // writer's last wait, so staging it costs no wait), then the copy.
-  void enqueue_late(uint8_t* payload, const std::vector<uint64_t>& frame_offset,
-                    const std::vector<uint64_t>& frame_bytes, const std::vector<uint64_t>& bits_offset,
-                    cudaStream_t stream) const;
+  // frame_bytes at its frame_offset, its low bits at its bits_offset, both
+  // from `payload`), uploaded from pageable memory (the stream is empty after
+  // the writer's last wait, so staging it costs no wait), then the copy.
+  void enqueue_late(uint8_t* payload, const std::vector<wavelet::Group>& layout, cudaStream_t stream) const;
 
  private:
   void copy(cudaStream_t stream) const;
