@@ -1,40 +1,23 @@
 // bench/wavelet_gpu_bench_compress.cu: wavelet_gpu_bench's GPU writer
 // (see wavelet_gpu_bench.cu and wavelet_gpu_bench.hpp): device::
 // wavelet_compress of a u16 8192 x 8192 image, issue 5's target >= 100 GS/s.
-#include <cuda_profiler_api.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "wavelet_gpu_bench.hpp"
-#include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/huffman_encode.hpp"
-#include "cuda/wavelet_checksum.hpp"
-#include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
+#include "cuda/huffman_encode.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_checksum.hpp"
+#include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_kernels.hpp"
-#include "format/frame.hpp"
-#include "vlec/device.hpp"
-#include "wavelet/codec.hpp"
-#include "wavelet/frame_format.hpp"
-#include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
-#include "vlec/vlec.hpp"
-#include "vlec/wavelet.hpp"
-#include "wavelet/pnm.hpp"
-
+#include "wavelet_gpu_bench.hpp"
 
 namespace vlec::bench {
 

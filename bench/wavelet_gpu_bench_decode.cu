@@ -1,40 +1,21 @@
 // bench/wavelet_gpu_bench_decode.cu: wavelet_gpu_bench's decoder under
 // each of its settings, alternated with its defaults (see
 // wavelet_gpu_bench.cu and wavelet_gpu_bench.hpp).
-#include <cuda_profiler_api.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "wavelet_gpu_bench.hpp"
-#include "common/checksum.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/huffman_encode.hpp"
-#include "cuda/wavelet_checksum.hpp"
-#include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_kernels.hpp"
-#include "format/frame.hpp"
-#include "vlec/device.hpp"
-#include "wavelet/codec.hpp"
-#include "wavelet/frame_format.hpp"
-#include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/vlec.hpp"
-#include "vlec/wavelet.hpp"
-#include "wavelet/pnm.hpp"
-
+#include "wavelet/codec.hpp"
+#include "wavelet_gpu_bench.hpp"
 
 namespace vlec::bench {
 
