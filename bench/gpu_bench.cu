@@ -45,6 +45,7 @@ struct Args {
   std::vector<uint32_t> limits = {0};       // Huffman length limits (0 = automatic)
   std::vector<unsigned> variants;           // decoder alternatives to time (HuffmanDecodeArgs::variant)
   bool decode_only = false;                 // time the decoder alone (no encoders, no compress pipeline)
+  bool defaults_only = false;               // no decoder variants, no pavle or reduce_shuffle (A/B runs)
 };
 
 // What each HuffmanDecodeArgs::variant is (cuda/huffman_decode.cu).
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") args.seed = std::stoull(value());
     else if (a == "--data") args.data = split(value());
     else if (a == "--decode-only") args.decode_only = true;
+    else if (a == "--defaults-only") args.defaults_only = true;
     else if (a == "--no-boundary-fix-up") cuda::encode_boundary_fix_up = false;
     else if (a == "--variants") {
       args.variants.clear();
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
       for (const std::string& c : split(value())) list.push_back(std::stoul(c));
     } else {
       std::fprintf(stderr, "usage: gpu_bench [--size MiB] [--repeat N] [--seed S] [--data a,b] [--chunks n,m] [--limits l,m] "
-                           "[--variants 1,2,3,4] [--decode-only] [--no-boundary-fix-up]\n");
+                           "[--variants 1,2,3,4] [--decode-only] [--defaults-only] [--no-boundary-fix-up]\n");
       return 1;
     }
   }
@@ -176,7 +178,7 @@ int main(int argc, char** argv) {
                     std::string(to_string(sample.dtype)).c_str(), chunk, what, v_ms, v_gbs, 100 * v_gbs / copy_gbs,
                     v_ok ? "decode ok" : "DECODE WRONG");
       };
-      {
+      if (!args.defaults_only) {
         cuda::HuffmanDecodeArgs v = a;
         v.resident_blocks = false;
         variant("one block per 8 chunks:", v);
@@ -238,8 +240,34 @@ int main(int argc, char** argv) {
                   double(sample.bytes.size()) / frame.size(), f.codebooks[0].max_length, ms, gbs, 100 * gbs / copy_gbs,
                   enc_ms, enc_gbs, 100 * enc_gbs / copy_gbs, ok ? "decode ok" : "DECODE WRONG",
                   same ? ", encode = CPU bytes" : ", ENCODE DIFFERS", cpu_s);
+      // u16 and u32 codebooks of at most 1,024 symbols: the lanes encoder with
+      // every lookup able to go to the global table, then the default again.
+      if (width > 1) {
+        uint32_t bound = 0;  // the codebook's alphabet bound, info[2]
+        CUDA_CHECK(cudaMemcpy(&bound, book.view().info + 2, 4, cudaMemcpyDeviceToHost));
+        if (bound <= 1024) {
+          for (const bool shared : {false, true}) {
+            cuda::encode_shared_table = shared;
+            CUDA_CHECK(cudaMemset(d_frame.get(), 0, d_frame.size()));
+            const float v_ms =
+                median_ms(args.repeat, [&] { cuda::encode_frame_device(e, d_temp.get(), d_temp.size(), 0); });
+            uint64_t v_size = 0;
+            CUDA_CHECK(cudaMemcpy(&v_size, d_size.get(), 8, cudaMemcpyDeviceToHost));
+            std::vector<uint8_t> v_frame(std::min<uint64_t>(v_size, d_frame.size()));
+            CUDA_CHECK(cudaMemcpy(v_frame.data(), d_frame.get(), v_frame.size(), cudaMemcpyDeviceToHost));
+            const bool v_same = v_frame == frame;
+            const double v_gbs = sample.bytes.size() / v_ms / 1e6;
+            std::printf("%-12s %-5s %8u      encoder lanes, codes %-28s %8.3f ms %8.1f GB/s %6.1f%% of copy, %s\n",
+                        name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk,
+                        shared ? "from shared memory (again):" : "where global may be read:", v_ms, v_gbs,
+                        100 * v_gbs / copy_gbs, v_same ? "= CPU bytes" : "DIFFERS FROM CPU");
+            same = same && v_same;
+          }
+        }
+      }
       // The papers' encoders beside the default, same codebook, same bytes required.
       for (const cuda::EncodeStrategy st : {cuda::EncodeStrategy::pavle, cuda::EncodeStrategy::reduce_shuffle}) {
+        if (args.defaults_only) break;
         cuda::FrameEncodeArgs es = e;
         es.strategy = st;
         CUDA_CHECK(cudaMemset(d_frame.get(), 0, d_frame.size()));

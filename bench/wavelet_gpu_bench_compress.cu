@@ -93,6 +93,8 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
                  [] { wg::symbols_row_tiles = true; });
   timed_compress("the encoder's words across ranges completed by lookahead rows", "by a fix-up after a barrier",
                  [] { cuda::encode_boundary_fix_up = false; }, [] { cuda::encode_boundary_fix_up = true; });
+  timed_compress("u16 codes looked up where the global table may be read", "from shared memory alone",
+                 [] { cuda::encode_shared_table = false; }, [] { cuda::encode_shared_table = true; });
   timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
                  [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
   timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",

@@ -24,6 +24,7 @@ struct GpuFrameOptions {
   bool raw = false;                  // every chunk stored raw
   uint64_t* status = nullptr;        // the encoder's status, if the caller checks it (else expected 0)
   uint64_t* reported_size = nullptr;  // the frame size the encoder reported (before clamping to the capacity)
+  bool whole_table = false;          // the codebook's table over the type's whole alphabet (UploadedCodebook::view)
 };
 
 inline std::vector<uint8_t> gpu_encode_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,
@@ -43,7 +44,7 @@ inline std::vector<uint8_t> gpu_encode_frame(const std::vector<uint8_t>& data, D
   a.dtype = t;
   a.chunk_elements = chunk;
   a.raw = o.raw;
-  a.book = dbook.view();
+  a.book = dbook.view(o.whole_table);
   a.frame = frame.get();
   a.frame_capacity = cap;
   a.frame_bytes = frame_bytes.get();

@@ -47,10 +47,11 @@ void for_each_encoder(Run&& run) {
 // The frame the GPU writes with `strategy`, from a host-built codebook.
 std::vector<uint8_t> gpu_frame(const std::vector<uint8_t>& data, DType t, uint32_t chunk,
                                const huffman::Codebook& book, cuda::EncodeStrategy strategy,
-                               uint64_t* status = nullptr) {
+                               uint64_t* status = nullptr, bool whole_table = false) {
   test::GpuFrameOptions o;
   o.strategy = strategy;
   o.status = status;
+  o.whole_table = whole_table;
   return test::gpu_encode_frame(data, t, chunk, book, o);
 }
 
@@ -221,6 +222,68 @@ TEST(GpuEncoders, DevicePipelineEveryEncoder) {
       CUDA_CHECK(cudaMemcpy(got.data(), frame.get(), got.size(), cudaMemcpyDeviceToHost));
       expect_same(got, cpu_frame(data, t, o.chunk_elements, 0), gen);
       EXPECT_EQ(decompress(got.data(), got.size(), {1, Backend::cpu}), data);
+    }
+  }
+}
+
+// A symbol without a code makes every encoder report the first chunk holding
+// one, whichever table the lanes kernel reads: alphabet bounds (1 + the
+// largest coded symbol) of 1,000 and 1,024 (u16 and u32 codes from shared
+// memory alone), 1,025 and 40,000 (shared and global), 200 and 256 for
+// bytes (the length table's no-code flag); the codebook's table ending at
+// the bound (the host picks the lanes kernel's table) and over the whole
+// alphabet (the device picks it). The symbols tried: one absent below the
+// bound, the bound itself, 1,024 (the shared table's clamp), the largest
+// value of the type. The clean data's frame equals the CPU's.
+TEST(GpuEncoders, SymbolWithoutCodeIsReported) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  const uint64_t seed = test::base_seed() + 91;
+  std::mt19937_64 rng(seed);
+  constexpr uint32_t kChunk = 16384;
+  const std::size_t n = 5 * kChunk + 77;
+  for (DType t : {DType::u8, DType::u16, DType::u32}) {
+    const unsigned w = static_cast<unsigned>(dtype_bytes(t));
+    const std::vector<uint32_t> bounds =
+        t == DType::u8 ? std::vector<uint32_t>{200, 256} : std::vector<uint32_t>{1000, 1024, 1025, 40000};
+    for (const uint32_t bound : bounds) {
+      const uint32_t gap = bound / 2;  // never present
+      std::vector<uint32_t> sym(n);
+      for (uint32_t& v : sym) {
+        v = rng() % 8 == 0 ? static_cast<uint32_t>(rng() % (bound - 1)) : static_cast<uint32_t>(rng() % 24);
+        if (v == gap) ++v;
+      }
+      sym[n / 2] = bound - 1;
+      auto pack = [&](const std::vector<uint32_t>& v) {
+        std::vector<uint8_t> d(n * w);
+        for (std::size_t i = 0; i < n; ++i) std::memcpy(d.data() + i * w, &v[i], w);  // little-endian
+        return d;
+      };
+      const std::vector<uint8_t> clean = pack(sym);
+      const huffman::Codebook book = book_of(clean, t, 0);
+      ASSERT_EQ(book.alphabet_size, bound);
+      const std::string what = std::string(to_string(t)) + " bound " + std::to_string(bound) + " seed " +
+                               std::to_string(seed);
+      const std::vector<uint8_t> cpu = cpu_frame(clean, t, kChunk, 0);
+      const uint64_t type_max = t == DType::u8 ? 0xFFu : t == DType::u16 ? 0xFFFFu : 0xFFFFFFFFu;
+      for (const bool whole : {false, true}) {
+        for_each_encoder([&](cuda::EncodeStrategy s, const std::string& encoder) {
+          if (HasFatalFailure()) return;
+          const std::string label = encoder + (whole ? ", whole table" : ", table to the bound");
+          uint64_t status = 0;
+          expect_same(gpu_frame(clean, t, kChunk, book, s, &status, whole), cpu, what + " " + label);
+          EXPECT_EQ(status, 0u) << what << " " << label;
+          for (const uint64_t bad : {uint64_t{gap}, uint64_t{bound}, uint64_t{1024}, type_max}) {
+            if (bad > type_max || (bad < book.lengths.size() && book.lengths[bad] != 0)) continue;
+            std::vector<uint32_t> damaged = sym;
+            damaged[3 * kChunk + 123] = static_cast<uint32_t>(bad);
+            damaged[4 * kChunk + 5] = static_cast<uint32_t>(bad);
+            status = 0;
+            gpu_frame(pack(damaged), t, kChunk, book, s, &status, whole);
+            EXPECT_EQ(status, 4u) << what << " " << label << ": symbol " << bad << " in chunk 3";
+          }
+        });
+      }
+      if (HasFatalFailure()) return;
     }
   }
 }

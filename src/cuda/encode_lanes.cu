@@ -143,8 +143,8 @@ static_assert(kLookaheadRows<uint16_t> <= kBatchRows<uint16_t> && kLookaheadRows
 // low bits in its stage; the next warp leaves the high bits of each word it
 // completes that was taken before its range in s_heads (two slots a
 // thread); fix_up_boundary ORs them together after a barrier.
-template <typename Sym, unsigned K>
-__device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
+template <typename Sym, unsigned K, typename Table>
+__device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const Table& table,
                        uint32_t T, uint32_t* words, const ChunkShared& sh, GroupWordT<Sym>* stage, unsigned warp,
                        unsigned lane, bool fix_up) {
   if (fix_up) s_heads[2 * threadIdx.x] = s_heads[2 * threadIdx.x + 1] = 0;
@@ -183,15 +183,15 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
     if (check) {
       for (unsigned b = 0; b < count; ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        encode_row<K, true, true>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
-                                  base, words, fix_up);
+        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
+        encode_row<K, true, true>(w, kGroup, entry, T, base, words, fix_up);
       }
       check = __any_sync(kFull, w.word < w.own_from);
     } else {
       for (unsigned b = 0; b < count; ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        encode_row<K, true, false>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
-                                   base, words);
+        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
+        encode_row<K, true, false>(w, kGroup, entry, T, base, words);
       }
     }
   }
@@ -220,8 +220,8 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
       stage_rows(in, row, count, stage, lane);
       for (unsigned b = 0; b < count && __any_sync(kFull, w.pending() > 0); ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        encode_row<K, false, true>(w, kGroup, [&](unsigned i) { return table.group_entry<Sym>(g, i, unused); }, T,
-                                   base, words);
+        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
+        encode_row<K, false, true>(w, kGroup, entry, T, base, words);
       }
       row += count;
     }
@@ -301,9 +301,9 @@ __device__ void publish_chunk_size(const HuffmanEncodeArgs& a, const ChunkView<S
 }
 
 // The chunk's words (or its raw bytes) at its place, then its index entry.
-template <typename Sym, unsigned K>
+template <typename Sym, unsigned K, typename Table>
 __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v, const ChunkShared& sh, uint32_t T,
-                            const EncodeTable& table, GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
+                            const Table& table, GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   uint8_t* out = a.frame + a.layout[1] + sh.offset;
   const bool raw = sh.stored_bytes == v.raw_bytes;
   const bool fix_up = a.boundary_fix_up && !raw && fix_up_chunk<Sym>(v.full_rows, v.rest);  // block-uniform
@@ -349,30 +349,18 @@ __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v,
 template <unsigned K>
 constexpr int kLanesMinBlocks = K == 1 ? 4 : 5;
 
-// One kernel per K; the one whose K matches the codebook (known only on the
-// device) runs, the others return at once.
-//
-// Each block works on two chunks at a time, software-pipelined: pass A of the
-// next chunk (and the publication of its size) comes before the walk back
-// that places the current one. By then the current chunk's predecessors have
+// The block's chunks, two at a time, software-pipelined: pass A of the next
+// chunk (and the publication of its size) comes before the walk back that
+// places the current one. By then the current chunk's predecessors have
 // published their sizes, so the walk does not wait for them (it did: warps
 // stood at the barrier behind warp 0's spinning), and the block's warps meet
-// at three barriers a chunk.
-template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
-  __shared__ ChunkShared sh[2];
-  __shared__ unsigned long long s_sums[2][kSharedSumWords];
-  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
-  __shared__ uint64_t s_ticket;
-  const uint32_t L = *a.max_length;
-  if (huffman::symbols_per_step(L) != K) return;
-  const uint32_t T = K * L;
-  const unsigned warp = uniform_warp_index(), lane = threadIdx.x % 32;
-  GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
-  fill_encode_tables(a.encode_entry, a.table_size);
-  const EncodeTable table{a.encode_entry, a.table_size};
-  if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
-  __syncthreads();  // (also orders the table stores)
+// at three barriers a chunk. The kernel's shared state comes in by reference,
+// so that each table type's copy of this body uses the same shared memory.
+template <typename Sym, unsigned K, typename Table>
+__device__ __forceinline__ void encode_chunks(const HuffmanEncodeArgs& a, const Table& table, uint32_t T,
+                                              ChunkShared (&sh)[2], unsigned long long (&s_sums)[2][kSharedSumWords],
+                                              GroupWordT<Sym>* stage, uint64_t& s_ticket, unsigned warp,
+                                              unsigned lane) {
   uint64_t cur_chunk = s_ticket;
   if (cur_chunk >= a.chunk_count) return;
   unsigned cur = 0;
@@ -411,10 +399,59 @@ __global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_
   }
 }
 
+// One kernel per K and table; the one whose K matches the codebook (known
+// only on the device) runs, the others return at once. kShared: u16 and u32
+// codes from SharedEncodeTable. Where the host cannot tell which table the
+// codebook takes (a.table_by_bound), both kernels of each K are launched and
+// the alphabet bound picks one. Each table has kernels of its own: one kernel
+// holding both bodies spilled more (u16, K = 2: 60 bytes against 4) and lost
+// 5-7 % on quant65536, which takes the global table.
+template <typename Sym, unsigned K, bool kShared>
+__global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_kernel(const HuffmanEncodeArgs a) {
+  __shared__ ChunkShared sh[2];
+  __shared__ unsigned long long s_sums[2][kSharedSumWords];
+  __shared__ __align__(16) GroupWordT<Sym> s_stage[kWarps * kBatchRows<Sym> * kLanes];
+  __shared__ uint64_t s_ticket;
+  const uint32_t L = *a.max_length;
+  if (huffman::symbols_per_step(L) != K) return;
+  if (a.table_by_bound && (*a.alphabet_bound <= kSharedEntries) != kShared) return;
+  const uint32_t T = K * L;
+  const unsigned warp = uniform_warp_index(), lane = threadIdx.x % 32;
+  GroupWordT<Sym>* stage = s_stage + warp * kBatchRows<Sym> * kLanes;
+  fill_encode_tables(a.encode_entry, a.table_size);
+  if (threadIdx.x == 0) s_ticket = atomicAdd(a.scan.ticket, 1u);
+  __syncthreads();  // (also orders the table stores)
+  if constexpr (kShared) {
+    static_assert(sizeof(Sym) > 1, "bytes take EncodeTable, which is all in shared memory");
+    encode_chunks<Sym, K>(a, SharedEncodeTable{}, T, sh, s_sums, stage, s_ticket, warp, lane);
+  } else {
+    encode_chunks<Sym, K>(a, EncodeTable{a.encode_entry, a.table_size}, T, sh, s_sums, stage, s_ticket, warp, lane);
+  }
+}
+
 }  // namespace
 
-void launch_encode_lanes(const HuffmanEncodeArgs& a, cudaStream_t stream) {
-  launch_for_each_k(a, stream, [](auto sym, auto k) { return encode_lanes_kernel<decltype(sym), decltype(k)::value>; });
+// The table the codes come from: u8 codes always from EncodeTable (all in
+// shared memory); u16 and u32 codes from SharedEncodeTable where the host
+// knows every symbol with a code lies below kSharedEntries (the table holds
+// no more entries: wavelet groups, uploaded codebooks), from either as the
+// alphabet bound decides on the device where only the device knows it (the
+// device pipeline's codebook of a whole alphabet: three more launches that
+// return at once), else from EncodeTable.
+void launch_encode_lanes(const HuffmanEncodeArgs& args, cudaStream_t stream) {
+  HuffmanEncodeArgs a = args;
+  const bool wide = a.width > 1 && encode_shared_table;
+  const bool shared = wide && a.table_size <= kSharedEntries;
+  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr;
+  if (!shared)
+    launch_for_each_k(a, stream, [](auto sym, auto k) {
+      return encode_lanes_kernel<decltype(sym), decltype(k)::value, false>;
+    });
+  if (shared || a.table_by_bound)
+    launch_for_each_k(a, stream, [](auto sym, auto k) {
+      using Sym = decltype(sym);
+      return encode_lanes_kernel<Sym, decltype(k)::value, (sizeof(Sym) > 1)>;  // (u8: never launched here)
+    });
 }
 
 }  // namespace vlec::cuda

@@ -100,8 +100,15 @@ __device__ __forceinline__ unsigned load_partial_group(const Sym* row, uint32_t 
 // so OR-ing the scaled byte into its shared address adds it; and pass A
 // reads the code lengths from a byte table 256-aligned, whose address is
 // one byte permutation of the group word (the byte in the low address byte).
+//
+// The byte table holds kNoCodeLength for a symbol without a code, so that pass
+// A ORs the lengths it loads (one LOP3 for two symbols) instead of testing
+// each against zero; a range holding such a symbol is stored raw, so its
+// bit sums, which the flag inflates, are never used.
 constexpr unsigned kSharedEntries = 1024;
-__shared__ __align__(1024) uint32_t s_encode_table[kSharedEntries];
+constexpr uint32_t kNoCodeLength = 0x80;  // above every code length (<= 32)
+// Entry kSharedEntries is 0 (no code): SharedEncodeTable's clamped index.
+__shared__ __align__(1024) uint32_t s_encode_table[kSharedEntries + 1];
 __shared__ __align__(256) uint8_t s_length_table[256];
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -150,13 +157,40 @@ struct EncodeTable {
   // Code length of symbol i of a lane's group; 0 = no code.
   template <typename Sym>
   __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
-    if constexpr (sizeof(Sym) == 1) {
-      const uint32_t len = load_shared_u8(__byte_perm(g, length_address, 0x7650u | i));
-      bad |= len == 0;
-      return len;
-    } else {
-      return group_entry<Sym>(g, i, bad) >> 24;
-    }
+    return group_entry<Sym>(g, i, bad) >> 24;
+  }
+  // Bytes only: the code length of byte i of a lane's group word, or
+  // kNoCodeLength.
+  __device__ __forceinline__ uint32_t byte_length(uint32_t g, unsigned i) const {
+    return load_shared_u8(__byte_perm(g, length_address, 0x7650u | i));
+  }
+};
+
+// The table of a u16 or u32 codebook whose symbols with a code all lie below
+// kSharedEntries (1 + the largest of them, the codebook's alphabet bound,
+// <= 1,024: quantization codes of up to 1,024 bins, most wavelet groups). A
+// lookup is one shared load at a clamped index, with no branch to the global
+// table and no bound test: a symbol at or above the bound reads entry
+// kSharedEntries or one of the zeros below it, and is flagged as one without a
+// code (EncodeTable's lookup took a branch and a bound test a symbol).
+struct SharedEncodeTable {
+  uint32_t table_address = shared_address(s_encode_table);
+
+  __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
+    const uint32_t e = load_shared_u32(table_address + 4 * min(sym, kSharedEntries));
+    bad |= e == 0;
+    return e;
+  }
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t group_entry(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
+    static_assert(sizeof(Sym) > 1, "bytes take EncodeTable, which is all in shared memory");
+    Sym s[4];
+    unpack_group<Sym>(g, s);
+    return (*this)(s[i], bad);
+  }
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
+    return group_entry<Sym>(g, i, bad) >> 24;
   }
 };
 
@@ -185,10 +219,10 @@ __device__ inline void fill_encode_tables(const uint32_t* entry, uint32_t size) 
   if (kCheckAlignment && threadIdx.x == 0 &&
       ((opaque_shared_address(s_encode_table) & 0x3FFu) || (opaque_shared_address(s_length_table) & 0xFFu)))
     __trap();
-  for (unsigned i = threadIdx.x; i < kSharedEntries; i += blockDim.x) {
-    const uint32_t e = i < size ? entry[i] : 0;
+  for (unsigned i = threadIdx.x; i <= kSharedEntries; i += blockDim.x) {
+    const uint32_t e = i < size && i < kSharedEntries ? entry[i] : 0;
     s_encode_table[i] = e;
-    if (i < 256) s_length_table[i] = static_cast<uint8_t>(e >> 24);
+    if (i < 256) s_length_table[i] = static_cast<uint8_t>(e ? e >> 24 : kNoCodeLength);
   }
 }
 
@@ -242,8 +276,8 @@ __device__ __forceinline__ void store_block_sum(const uint64_t* block, const Blo
 // copy in the warp's stage (the batch's bytes in memory order) is hashed
 // with one 8-byte shared load per word and keys held in registers. A warp's
 // range covers whole blocks, so each block's sums are stored, not added.
-template <typename Sym, unsigned K>
-__device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const EncodeTable& table,
+template <typename Sym, unsigned K, typename Table>
+__device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const Range& r, const Table& table,
                        uint64_t hash_blocks, unsigned long long* block_sums, ChunkShared& sh,
                        GroupWordT<Sym>* stage, unsigned warp, unsigned lane) {
   constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
@@ -253,6 +287,7 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   const BlockKeys keys(lane);
   uint32_t bits = 0, last = 0;
   bool bad = false;
+  uint32_t no_code = 0;  // bytes: the OR of the lengths loaded (kNoCodeLength where a byte has no code)
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
     const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
@@ -277,8 +312,14 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
     }
     auto sum_row = [&](const GroupWordT<Sym>& g) {
       uint32_t len[4];
+      if constexpr (sizeof(Sym) == 1) {
 #pragma unroll
-      for (unsigned i = 0; i < 4; ++i) len[i] = table.group_length<Sym>(g, i, bad);
+        for (unsigned i = 0; i < 4; ++i) len[i] = table.byte_length(g, i);
+        no_code |= len[0] | len[1] | len[2] | len[3];
+      } else {
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) len[i] = table.template group_length<Sym>(g, i, bad);
+      }
       bits += len[0] + len[1] + len[2] + len[3];
       last = 0;
 #pragma unroll
@@ -309,7 +350,7 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   sh.range_bits[warp][lane] = bits;
   sh.last_step[warp][lane] = last;
   if (warp == kWarps - 1) sh.final_step[lane] = final_step;
-  const bool any_bad = __any_sync(kFull, bad);
+  const bool any_bad = __any_sync(kFull, bad || (no_code & kNoCodeLength) != 0);
   if (lane == 0) sh.bad_warp[warp] = any_bad;
 }
 

@@ -405,6 +405,7 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     e.encode_entry = a.book.encode_entry;
     e.table_size = a.book.table_size;
     e.max_length = a.book.info + 1;
+    e.alphabet_bound = a.book.info + 2;
     e.frame = a.frame;
     e.layout = &t.state->index_offset;  // index_offset, payload_offset are adjacent
     e.scan = {t.scan_status, t.ticket};

@@ -289,6 +289,7 @@ std::size_t compress_huffman_streamed(const uint8_t* input, uint64_t elements, D
     e.encode_entry = d_entries.get();
     e.table_size = table_size;
     e.max_length = d_entries.get() + table_size + 1;
+    e.alphabet_bound = d_entries.get() + table_size + 2;
     e.frame = s.frame.get();
     e.layout = reinterpret_cast<const uint64_t*>(d_entries.get() + table_size + 4);
     e.scan = {s.scan_status, s.ticket};

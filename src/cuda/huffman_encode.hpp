@@ -35,6 +35,13 @@ enum EncodeStatus : uint32_t { kEncodeOk = 0, kEncodeNoCode = 1 };
 // rows. Not thread-safe; the benchmarks compare.
 inline bool encode_boundary_fix_up = true;
 
+// The lanes encoder: whether u16 and u32 codebooks whose alphabet bound is at
+// most 1,024 are read from shared memory alone (true, the default;
+// SharedEncodeTable in encode_rows.cuh, launch_encode_lanes) or through the
+// lookup that may go to the global table. Not thread-safe; the benchmarks
+// compare.
+inline bool encode_shared_table = true;
+
 struct HuffmanEncodeArgs {
   const void* in;                 // device: elements * width bytes
   uint64_t elements;
@@ -44,6 +51,12 @@ struct HuffmanEncodeArgs {
   const uint32_t* encode_entry;   // device: (length << 24) | reversed code, per symbol; 0 = no code
   uint32_t table_size;            // entries in encode_entry
   const uint32_t* max_length;     // device: the codebook's longest code length
+  // device: 1 + the largest symbol with a code (the codebook's info[2]); where
+  // it is at most 1,024 the lanes kernel reads u16 and u32 codes from shared
+  // memory alone. Null: not known (every lookup may go to encode_entry
+  // unless table_size is at most 1,024).
+  const uint32_t* alphabet_bound = nullptr;
+  bool table_by_bound = false;    // set by the lanes launcher: the kernels read alphabet_bound to pick their table
   uint8_t* frame;                 // device: the frame being written
   const uint64_t* layout;         // device: [0] index offset, [1] payload offset, in bytes from `frame`
   ChunkScanState scan;            // zeroed by the caller
