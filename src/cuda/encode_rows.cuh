@@ -109,7 +109,9 @@ constexpr unsigned kSharedEntries = 1024;
 constexpr uint32_t kNoCodeLength = 0x80;  // above every code length (<= 32)
 // Entry kSharedEntries is 0 (no code): SharedEncodeTable's clamped index.
 __shared__ __align__(1024) uint32_t s_encode_table[kSharedEntries + 1];
-__shared__ __align__(256) uint8_t s_length_table[256];
+// The length table covers the shared entries too (SharedEncodeTable's pass A
+// reads u16 and u32 lengths from it, entry kSharedEntries holding the flag).
+__shared__ __align__(256) uint8_t s_length_table[kSharedEntries + 1];
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -175,6 +177,7 @@ struct EncodeTable {
 // code (EncodeTable's lookup took a branch and a bound test a symbol).
 struct SharedEncodeTable {
   uint32_t table_address = shared_address(s_encode_table);
+  uint32_t length_address = shared_address(s_length_table);
 
   __device__ __forceinline__ uint32_t operator()(uint32_t sym, bool& bad) const {
     const uint32_t e = load_shared_u32(table_address + 4 * min(sym, kSharedEntries));
@@ -191,6 +194,14 @@ struct SharedEncodeTable {
   template <typename Sym>
   __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
     return group_entry<Sym>(g, i, bad) >> 24;
+  }
+  // The code length of symbol i of a lane's group, or kNoCodeLength (pass A
+  // ORs them, as for bytes).
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t flagged_length(const GroupWordT<Sym>& g, unsigned i) const {
+    Sym s[4];
+    unpack_group<Sym>(g, s);
+    return load_shared_u8(length_address + min(static_cast<uint32_t>(s[i]), kSharedEntries));
   }
 };
 
@@ -222,7 +233,7 @@ __device__ inline void fill_encode_tables(const uint32_t* entry, uint32_t size) 
   for (unsigned i = threadIdx.x; i <= kSharedEntries; i += blockDim.x) {
     const uint32_t e = i < size && i < kSharedEntries ? entry[i] : 0;
     s_encode_table[i] = e;
-    if (i < 256) s_length_table[i] = static_cast<uint8_t>(e ? e >> 24 : kNoCodeLength);
+    s_length_table[i] = static_cast<uint8_t>(e ? e >> 24 : kNoCodeLength);
   }
 }
 
@@ -315,6 +326,10 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
       if constexpr (sizeof(Sym) == 1) {
 #pragma unroll
         for (unsigned i = 0; i < 4; ++i) len[i] = table.byte_length(g, i);
+        no_code |= len[0] | len[1] | len[2] | len[3];
+      } else if constexpr (std::is_same_v<Table, SharedEncodeTable>) {
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) len[i] = table.template flagged_length<Sym>(g, i);
         no_code |= len[0] | len[1] | len[2] | len[3];
       } else {
 #pragma unroll
