@@ -28,16 +28,6 @@ namespace vlec::test {
 using Bytes = std::vector<uint8_t>;
 using cuda::DeviceBuffer;
 
-// What decompress() must return: prefix, then the samples in the asked order.
-inline Bytes expected(const Bytes& data, const WaveletImage& im, const WaveletOptions& o) {
-  Bytes out = o.container_prefix;
-  Bytes s = data;
-  if (o.big_endian_output && im.dtype == DType::u16)
-    for (std::size_t i = 0; i + 1 < s.size(); i += 2) std::swap(s[i], s[i + 1]);
-  out.insert(out.end(), s.begin(), s.end());
-  return out;
-}
-
 // Decode `stream` (only its first `bytes` bytes are on the device, in a
 // buffer of exactly that size, so that compute-sanitizer sees any read
 // past it) with the device API: the output, or the error it threw.

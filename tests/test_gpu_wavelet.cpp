@@ -55,15 +55,12 @@ namespace {
 using cuda::DeviceBuffer;
 using test::Bytes;
 using test::check_case;
-using test::cpu_decode;
 using test::expected;
-using test::CpuResult;
 using test::gpu_decode;
 using test::GpuResult;
 using test::seed_for;
 
 using test::image;
-using test::name;
 using test::noise;
 using test::photo;
 using test::sparse;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/bits.hpp"
@@ -16,6 +17,18 @@
 #include "wavelet/frame_format.hpp"
 
 namespace vlec::test {
+
+// What decompress() of a wavelet frame must return: the container prefix,
+// then the samples in the order the options asked for.
+inline std::vector<uint8_t> expected(const std::vector<uint8_t>& data, const WaveletImage& im,
+                                     const WaveletOptions& o) {
+  std::vector<uint8_t> out = o.container_prefix;
+  std::vector<uint8_t> s = data;
+  if (o.big_endian_output && im.dtype == DType::u16)
+    for (std::size_t i = 0; i + 1 < s.size(); i += 2) std::swap(s[i], s[i + 1]);
+  out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
 
 // Rewrites the wavelet header of frame `s` (flags byte and samples checksum)
 // and re-seals its header checksum, so that only the samples checksum can
