@@ -162,8 +162,10 @@ struct EncodeTable {
     return group_entry<Sym>(g, i, bad) >> 24;
   }
   // Bytes only: the code length of byte i of a lane's group word, or
-  // kNoCodeLength.
-  __device__ __forceinline__ uint32_t byte_length(uint32_t g, unsigned i) const {
+  // kNoCodeLength (pass A ORs them).
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t flagged_length(const GroupWordT<Sym>& g, unsigned i) const {
+    static_assert(sizeof(Sym) == 1, "wider symbols' lengths: group_length, or SharedEncodeTable");
     return load_shared_u8(__byte_perm(g, length_address, 0x7650u | i));
   }
 };
@@ -190,10 +192,6 @@ struct SharedEncodeTable {
     Sym s[4];
     unpack_group<Sym>(g, s);
     return (*this)(s[i], bad);
-  }
-  template <typename Sym>
-  __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
-    return group_entry<Sym>(g, i, bad) >> 24;
   }
   // The code length of symbol i of a lane's group, or kNoCodeLength (pass A
   // ORs them, as for bytes).
@@ -298,7 +296,10 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   const BlockKeys keys(lane);
   uint32_t bits = 0, last = 0;
   bool bad = false;
-  uint32_t no_code = 0;  // bytes: the OR of the lengths loaded (kNoCodeLength where a byte has no code)
+  // Flagged lengths (bytes, SharedEncodeTable): their OR, kNoCodeLength set
+  // where a symbol has no code; the other tables set `bad`.
+  constexpr bool kFlagged = sizeof(Sym) == 1 || std::is_same_v<Table, SharedEncodeTable>;
+  uint32_t no_code = 0;
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
     const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
@@ -323,11 +324,7 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
     }
     auto sum_row = [&](const GroupWordT<Sym>& g) {
       uint32_t len[4];
-      if constexpr (sizeof(Sym) == 1) {
-#pragma unroll
-        for (unsigned i = 0; i < 4; ++i) len[i] = table.byte_length(g, i);
-        no_code |= len[0] | len[1] | len[2] | len[3];
-      } else if constexpr (std::is_same_v<Table, SharedEncodeTable>) {
+      if constexpr (kFlagged) {
 #pragma unroll
         for (unsigned i = 0; i < 4; ++i) len[i] = table.template flagged_length<Sym>(g, i);
         no_code |= len[0] | len[1] | len[2] | len[3];
