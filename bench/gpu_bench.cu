@@ -292,20 +292,30 @@ int main(int argc, char** argv) {
       cuda::DeviceBuffer<uint8_t> d_full(device::compress_capacity(elements, dco)),
           d_full_temp(device::compress_temp_bytes(elements, dco));
       cuda::DeviceBuffer<uint64_t> d_out(2);
-      const float full_ms = median_ms(args.repeat, [&] {
-        device::compress(d_in.get(), elements, d_full.get(), d_full.size(), d_out.get(), d_out.get() + 1,
-                         d_full_temp.get(), d_full_temp.size(), nullptr, dco);
-      });
-      uint64_t full_out[2];
-      CUDA_CHECK(cudaMemcpy(full_out, d_out.get(), 16, cudaMemcpyDeviceToHost));
-      std::vector<uint8_t> full_frame(std::min<uint64_t>(full_out[0], d_full.size()));
-      CUDA_CHECK(cudaMemcpy(full_frame.data(), d_full.get(), full_frame.size(), cudaMemcpyDeviceToHost));
-      const bool full_same = full_frame == frame && full_out[1] == ~0ull;
-      const double full_gbs = sample.bytes.size() / full_ms / 1e6;
-      std::printf("%-12s %-5s %8u      full compress (histogram + codebook + encode + header): %8.3f ms %8.1f GB/s "
-                  "%6.1f%% of copy, %s\n",
-                  name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, full_ms, full_gbs,
-                  100 * full_gbs / copy_gbs, full_same ? "= CPU bytes" : "DIFFERS FROM CPU");
+      // Times device::compress and checks its frame against the CPU's.
+      auto timed_full = [&](const char* what) {
+        const float ms = median_ms(args.repeat, [&] {
+          device::compress(d_in.get(), elements, d_full.get(), d_full.size(), d_out.get(), d_out.get() + 1,
+                           d_full_temp.get(), d_full_temp.size(), nullptr, dco);
+        });
+        uint64_t out[2];
+        CUDA_CHECK(cudaMemcpy(out, d_out.get(), 16, cudaMemcpyDeviceToHost));
+        std::vector<uint8_t> got(std::min<uint64_t>(out[0], d_full.size()));
+        CUDA_CHECK(cudaMemcpy(got.data(), d_full.get(), got.size(), cudaMemcpyDeviceToHost));
+        const bool equal = got == frame && out[1] == ~0ull;
+        const double gbs = sample.bytes.size() / ms / 1e6;
+        std::printf("%-12s %-5s %8u      %s: %8.3f ms %8.1f GB/s %6.1f%% of copy, %s\n", name.c_str(),
+                    std::string(to_string(sample.dtype)).c_str(), chunk, what, ms, gbs, 100 * gbs / copy_gbs,
+                    equal ? "= CPU bytes" : "DIFFERS FROM CPU");
+        return equal;
+      };
+      bool full_same = true;
+      if (sample.dtype == DType::u8) {  // the byte chunks' checksums taken by the encoder, as before session 26
+        cuda::hash_chunks_with_histogram = false;
+        full_same = timed_full("full compress, chunks hashed by the encoder pass A  ");
+        cuda::hash_chunks_with_histogram = true;
+      }
+      full_same = timed_full("full compress (histogram + codebook + encode + header)") && full_same;
       // The first two stages of that pipeline on their own: the histogram of
       // the whole input, and the codebook built from it on the device.
       {
@@ -324,6 +334,16 @@ int main(int argc, char** argv) {
           cuda::build_codebook_device(d_hist.get(), cap, limit, d_btemp.get(), d_btemp.size(), out, 0);
         });
         const double hist_gbs = sample.bytes.size() / hist_ms / 1e6;
+        if (sample.dtype == DType::u8 && cuda::histogram_chunk_hashes_fit(d_in.get(), chunk)) {
+          cuda::DeviceBuffer<uint64_t> d_sums((elements + chunk - 1) / chunk);
+          const float hash_ms = median_ms(args.repeat, [&] {
+            cuda::histogram_u8_chunk_hashes(d_in.get(), elements, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
+          });
+          const double gbs = sample.bytes.size() / hash_ms / 1e6;
+          std::printf("%-12s %-5s %8u      stages: histogram with the chunks' XXH3 %8.3f ms %8.1f GB/s %6.1f%% of copy\n",
+                      name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, hash_ms, gbs,
+                      100 * gbs / copy_gbs);
+        }
         std::printf("%-12s %-5s %8u      stages: histogram %8.3f ms %8.1f GB/s %6.1f%% of copy; codebook (%u-symbol "
                     "capacity) %7.1f us\n",
                     name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, hist_ms, hist_gbs,

@@ -10,6 +10,7 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
+#include "cuda/histogram_gpu.hpp"
 #include "gpu_frame_util.hpp"
 #include "vlec/device.hpp"
 
@@ -126,6 +127,46 @@ TEST(GpuCompress, WholePipelineMatchesCpuBytes) {
           }
           EXPECT_EQ(d.error, ~0ull);
           ASSERT_TRUE(d.frame == cpu) << "sizes " << d.frame.size() << " / " << cpu.size();
+        }
+      }
+    }
+  }
+}
+
+// device::compress of bytes takes the chunks' checksums with the histogram
+// where the chunks are whole KiB up to 64 KiB and the input is 8-byte aligned
+// (the lanes encoder then does not hash; device::compress takes 16-byte
+// aligned input); elsewhere the encoder hashes. Both write the CPU's frame:
+// chunk sizes on both sides of the rule, and the switch off.
+TEST(GpuCompress, ByteChunksHashedWithTheHistogram) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU";
+  const uint64_t seed = test::base_seed() + 31;
+  std::printf("[ seed     ] %llu\n", static_cast<unsigned long long>(seed));
+  for (const char* gen : {"skewed", "text"}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{240}, std::size_t{1025}, std::size_t{700001}}) {
+      const std::vector<uint8_t> data = test::sample(gen, n, DType::u8, seed + n);
+      for (uint32_t chunk : {1024u, 3000u, 16384u, 65536u, 131072u}) {
+        const std::vector<uint8_t> cpu = cpu_frame(data, DType::u8, chunk, Codec::huffman);
+        for (bool with_histogram : {true, false}) {
+          SCOPED_TRACE(std::string(gen) + " n " + std::to_string(n) + " chunk " + std::to_string(chunk) +
+                       (with_histogram ? "" : " encoder hashes"));
+          device::CompressOptions o;
+          o.dtype = DType::u8;
+          o.chunk_elements = chunk;
+          cuda::DeviceBuffer<uint8_t> in(n), frame(device::compress_capacity(n, o)),
+              temp(std::max<std::size_t>(1, device::compress_temp_bytes(n, o)));
+          cuda::DeviceBuffer<uint64_t> out(2);
+          CUDA_CHECK(cudaMemcpy(in.get(), data.data(), n, cudaMemcpyHostToDevice));
+          cuda::hash_chunks_with_histogram = with_histogram;
+          device::compress(in.get(), n, frame.get(), frame.size(), out.get(), out.get() + 1, temp.get(), temp.size(),
+                           nullptr, o);
+          cuda::hash_chunks_with_histogram = true;
+          uint64_t r[2];
+          CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
+          ASSERT_EQ(r[1], ~0ull);
+          std::vector<uint8_t> got(std::min<uint64_t>(r[0], frame.size()));
+          CUDA_CHECK(cudaMemcpy(got.data(), frame.get(), got.size(), cudaMemcpyDeviceToHost));
+          ASSERT_TRUE(got == cpu) << "sizes " << got.size() << " / " << cpu.size();
         }
       }
     }

@@ -19,6 +19,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/histogram_gpu.hpp"
+#include "common/xxh3.hpp"
 #include "huffman/codebook.hpp"
 #include "test_util.hpp"
 
@@ -237,6 +238,54 @@ TEST(GpuHistogram, OutOfAlphabetU32ReportsTheFirstIndex) {
       }
     }
   }
+}
+
+// The byte histogram with each chunk's XXH3-64 (device::compress's stage 1
+// for the lanes encoder): the histogram of histogram_device, and each
+// chunk's checksum as the CPU hashes it, for chunk sizes of 1 to 64 KiB,
+// last chunks that are whole, of 1 byte, below 240 bytes (XXH3's short
+// path), inside a 1 KiB block, and inputs 8-byte but not 16-byte aligned.
+TEST(GpuHistogram, ChunkHashesWithTheByteHistogram) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 12;
+  std::printf("[ seed     ] %llu\n", static_cast<unsigned long long>(seed));
+  for (const char* gen : {"skewed", "uniform", "runs"}) {
+    for (uint32_t chunk : {1024u, 16384u, 65536u}) {
+      for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{239}, uint64_t{1000}, uint64_t{chunk}, uint64_t{chunk} + 1,
+                         uint64_t{chunk} * 3 + 240, uint64_t{chunk} * 5 + 1500, uint64_t{chunk} * 700 + 77}) {
+        for (unsigned offset : {0u, 8u}) {
+          SCOPED_TRACE(std::string(gen) + " chunk " + std::to_string(chunk) + " n " + std::to_string(n) +
+                       " offset " + std::to_string(offset) + " seed " + std::to_string(seed + n));
+          const std::vector<uint8_t> data = test::sample(gen, n, DType::u8, seed + n);
+          cuda::DeviceBuffer<uint8_t> d_in(n + offset + 16);
+          if (n) CUDA_CHECK(cudaMemcpy(d_in.get() + offset, data.data(), n, cudaMemcpyHostToDevice));
+          ASSERT_TRUE(cuda::histogram_chunk_hashes_fit(d_in.get() + offset, chunk));
+          const uint64_t chunks = (n + chunk - 1) / chunk;
+          cuda::DeviceBuffer<uint64_t> d_hist(cuda::kHistogramBins), d_bad(1), d_sums(std::max<uint64_t>(chunks, 1));
+          CUDA_CHECK(cudaMemset(d_hist.get(), 0xA5, cuda::kHistogramBins * 8));  // poisoned: the call sets both
+          CUDA_CHECK(cudaMemset(d_bad.get(), 0x5A, 8));
+          CUDA_CHECK(cudaMemset(d_sums.get(), 0x3C, 8 * std::max<uint64_t>(chunks, 1)));
+          cuda::histogram_u8_chunk_hashes(d_in.get() + offset, n, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
+          std::vector<uint64_t> hist(cuda::kHistogramBins), sums(chunks);
+          uint64_t bad = 0;
+          CUDA_CHECK(cudaMemcpy(hist.data(), d_hist.get(), cuda::kHistogramBins * 8, cudaMemcpyDeviceToHost));
+          CUDA_CHECK(cudaMemcpy(&bad, d_bad.get(), 8, cudaMemcpyDeviceToHost));
+          if (chunks) CUDA_CHECK(cudaMemcpy(sums.data(), d_sums.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+          ASSERT_EQ(bad, kNone);
+          ASSERT_EQ(hist, cpu_histogram(data, DType::u8));
+          for (uint64_t c = 0; c < chunks; ++c) {
+            const uint64_t len = std::min<uint64_t>(chunk, n - c * chunk);
+            ASSERT_EQ(sums[c], xxh3::hash64(data.data() + c * chunk, len)) << "chunk " << c << " of " << len << " bytes";
+          }
+        }
+      }
+    }
+  }
+  // What it does not take: chunks of a part of a KiB or above 64 KiB, input not 8-byte aligned.
+  cuda::DeviceBuffer<uint8_t> d_in(64);
+  EXPECT_FALSE(cuda::histogram_chunk_hashes_fit(d_in.get(), 1000));
+  EXPECT_FALSE(cuda::histogram_chunk_hashes_fit(d_in.get(), 131072));
+  EXPECT_FALSE(cuda::histogram_chunk_hashes_fit(d_in.get() + 4, 1024));
 }
 
 TEST(GpuHistogram, RejectsBadArguments) {

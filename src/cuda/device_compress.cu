@@ -23,7 +23,7 @@ constexpr std::size_t kAlign = 256;
 Codec frame_codec(Codec c) { return c == Codec::raw ? Codec::huffman : c; }
 
 struct Layout {
-  std::size_t hist, bad, hist_temp, book_temp, lengths, entries, serialized, info, frame_temp, total;
+  std::size_t hist, bad, hist_temp, book_temp, lengths, entries, serialized, info, chunk_sums, frame_temp, total;
   std::size_t hist_temp_bytes, book_temp_bytes, frame_temp_bytes;
 };
 
@@ -32,6 +32,15 @@ uint32_t alphabet_capacity(DType t) { return t == DType::u8 ? 256 : 65536; }
 // The codebook's capacity: the type's alphabet, or the caller's bound on it.
 uint32_t codebook_capacity(DType t, uint32_t bound) {
   return bound ? std::min(bound, alphabet_capacity(t)) : alphabet_capacity(t);
+}
+
+// Whether stage 1 takes the chunks' checksums with the histogram
+// (histogram_u8_chunk_hashes), so that the lanes encoder does not hash:
+// bytes counted by stage 1 and coded by the lanes encoder, in chunks of
+// whole KiB up to 64 KiB (every chunk size the CLI picks for bytes).
+bool hash_with_histogram(const void* d_in, const CompressOptions& o) {
+  return cuda::hash_chunks_with_histogram && o.codec == Codec::huffman && o.dtype == DType::u8 &&
+         o.encoder == Encoder::lanes && cuda::histogram_chunk_hashes_fit(d_in, o.chunk_elements);
 }
 
 cuda::RleStrategy rle_strategy(uint64_t elements, const CompressOptions& o) {
@@ -65,6 +74,8 @@ Layout layout(uint64_t elements, const CompressOptions& o, uint32_t bound = 0) {
   l.entries = take(4 * std::size_t{cap});
   l.serialized = take(cuda::codebook_serialized_capacity(cap));
   l.info = take(16);
+  const uint64_t chunks = o.chunk_elements ? (elements + o.chunk_elements - 1) / o.chunk_elements : 0;
+  l.chunk_sums = take(o.codec == Codec::huffman && o.dtype == DType::u8 ? 8 * chunks : 0);
   l.frame_temp = take(l.frame_temp_bytes);
   l.total = at;
   return l;
@@ -99,6 +110,7 @@ struct Stages {
             reinterpret_cast<uint32_t*>(t + l.info)};
   }
   uint64_t* bad() const { return reinterpret_cast<uint64_t*>(t + l.bad); }
+  uint64_t* chunk_sums() const { return reinterpret_cast<uint64_t*>(t + l.chunk_sums); }
 };
 
 // Stage 1 of a Huffman frame: the histogram (unless `given_hist` holds it:
@@ -108,7 +120,11 @@ void codebook_stage(const Stages& st, const void* d_in, uint64_t elements, const
   const uint64_t* hist = given_hist;
   if (!hist) {
     uint64_t* counted = reinterpret_cast<uint64_t*>(st.t + st.l.hist);
-    cuda::histogram_device(d_in, elements, o.dtype, counted, st.bad(), st.t + st.l.hist_temp, st.l.hist_temp_bytes, s);
+    if (hash_with_histogram(d_in, o))
+      cuda::histogram_u8_chunk_hashes(d_in, elements, o.chunk_elements, counted, st.bad(), st.chunk_sums(), s);
+    else
+      cuda::histogram_device(d_in, elements, o.dtype, counted, st.bad(), st.t + st.l.hist_temp, st.l.hist_temp_bytes,
+                             s);
     hist = counted;
   }
   cuda::build_codebook_device(hist, st.cap, o.max_code_length, st.t + st.l.book_temp, st.l.book_temp_bytes, st.book(),
@@ -141,6 +157,7 @@ void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_
     const cuda::DeviceCodebookOut book = st.book();
     f.book = {book.encode_entry, st.cap, book.serialized, book.info};
     if (counted) f.bad = st.bad();
+    if (counted && hash_with_histogram(d_in, o)) f.chunk_checksums = st.chunk_sums();  // stage 1 took them
   }
   // *d_error (~0 all well; ~1 the fixed length limit cannot hold the data's
   // alphabet, the frame then raw; else the first element outside the

@@ -175,25 +175,28 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   w.own_from = taken;
   // The range's full rows, staged so that many loads are in flight.
   // While some lane's current word is an earlier range's, appends check
-  // ownership (the first batch or two); then the loop drops the check.
+  // ownership; the test is repeated after every such row, so the loop drops
+  // the check as soon as every lane has passed its first word (~3 rows of
+  // skewed bytes), not at the end of a batch: tested once a batch, 11 % of
+  // all rows took the check's ~54 more instructions.
   bool unused = false;  // pass A checked every symbol
   bool check = __any_sync(kFull, w.word < w.own_from);
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatchRows<Sym>) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatchRows<Sym>}, r.row_end - row0));
     stage_rows(in, row0, count, stage, lane);
-    if (check) {
-      for (unsigned b = 0; b < count; ++b) {
-        const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
-        encode_row<K, true, true>(w, kGroup, entry, T, base, words, fix_up);
-      }
+    unsigned b = 0;
+    while (check && b < count) {
+      const GroupWordT<Sym> g = stage[b * kLanes + lane];
+      auto entry = [&](unsigned i) { return table.template coded_entry<Sym>(g, i); };
+      encode_row<K, true, true>(w, kGroup, entry, T, base, words, fix_up);
+      ++b;
       check = __any_sync(kFull, w.word < w.own_from);
-    } else {
-      for (unsigned b = 0; b < count; ++b) {
-        const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
-        encode_row<K, true, false>(w, kGroup, entry, T, base, words);
-      }
+    }
+#pragma unroll 2
+    for (; b < count; ++b) {
+      const GroupWordT<Sym> g = stage[b * kLanes + lane];
+      auto entry = [&](unsigned i) { return table.template coded_entry<Sym>(g, i); };
+      encode_row<K, true, false>(w, kGroup, entry, T, base, words);
     }
   }
   if (r.tail) {
@@ -221,7 +224,7 @@ __device__ void pass_b(const Sym* in, uint64_t full_rows, uint32_t rest, const R
       stage_rows(in, row, count, stage, lane);
       for (unsigned b = 0; b < count && __any_sync(kFull, w.pending() > 0); ++b) {
         const GroupWordT<Sym> g = stage[b * kLanes + lane];
-        auto entry = [&](unsigned i) { return table.template group_entry<Sym>(g, i, unused); };
+        auto entry = [&](unsigned i) { return table.template coded_entry<Sym>(g, i); };
         encode_row<K, false, true>(w, kGroup, entry, T, base, words);
       }
       row += count;
@@ -276,7 +279,7 @@ struct ChunkView {
     full_rows = n / kRow;
     rest = static_cast<uint32_t>(n % kRow);
     raw_bytes = n * sizeof(Sym);
-    hash_blocks = raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0;
+    hash_blocks = raw_bytes > 240 && !a.given_checksums ? (raw_bytes - 1) / 1024 : 0;  // 0: pass A does not hash
     block_sums = 8 * hash_blocks <= kSharedSumWords ? s_sums : a.block_sums + 8 * (c * a.blocks_per_chunk);
     r = warp_range(full_rows, rest, kRowsPerBlock, warp);
   }
@@ -327,8 +330,9 @@ __device__ void write_chunk(const HuffmanEncodeArgs& a, const ChunkView<Sym>& v,
   }
   // The checksum is not needed to place anything, so it comes last.
   if (warp == kWarps - 1) {
-    const uint64_t hash = fold_chunk_hash(v.block_sums, v.hash_blocks, reinterpret_cast<const uint8_t*>(v.in),
-                                          v.raw_bytes, lane);
+    const uint64_t hash = a.given_checksums ? a.given_checksums[v.c]
+                                            : fold_chunk_hash(v.block_sums, v.hash_blocks,
+                                                              reinterpret_cast<const uint8_t*>(v.in), v.raw_bytes, lane);
     if (lane == 0) {
       uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * v.c);  // 4-byte aligned
       entry[0] = sh.stored_bytes;

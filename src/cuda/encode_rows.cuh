@@ -61,6 +61,13 @@ __device__ __forceinline__ void stage_rows(const Sym* in, uint64_t row, unsigned
                                            unsigned lane) {
   const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row * kRow) + lane;
   GroupWordT<Sym> v[kBatchRows<Sym>];
+  if (count == kBatchRows<Sym>) {  // warp-uniform: no predicate a row (pass_a says why)
+#pragma unroll
+    for (unsigned b = 0; b < kBatchRows<Sym>; ++b) v[b] = __ldg(src + b * kLanes);
+#pragma unroll
+    for (unsigned b = 0; b < kBatchRows<Sym>; ++b) stage[b * kLanes + lane] = v[b];
+    return;
+  }
 #pragma unroll
   for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
     if (b < count) v[b] = __ldg(src + b * kLanes);
@@ -156,6 +163,13 @@ struct EncodeTable {
       return (*this)(s[i], bad);
     }
   }
+  // Pass B's entry of symbol i of a lane's group: pass A found a code for
+  // every symbol of a chunk pass B encodes.
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t coded_entry(const GroupWordT<Sym>& g, unsigned i) const {
+    bool unused = false;
+    return group_entry<Sym>(g, i, unused);
+  }
   // Code length of symbol i of a lane's group; 0 = no code.
   template <typename Sym>
   __device__ __forceinline__ uint32_t group_length(const GroupWordT<Sym>& g, unsigned i, bool& bad) const {
@@ -192,6 +206,26 @@ struct SharedEncodeTable {
     Sym s[4];
     unpack_group<Sym>(g, s);
     return (*this)(s[i], bad);
+  }
+  // Pass B's entry of symbol i of a lane's group. Pass A found a code for
+  // every symbol of a chunk pass B encodes, so every symbol here lies below
+  // the alphabet bound (<= kSharedEntries) and needs no clamp: a u16 pair's
+  // low symbol is masked (one LOP3, which also keeps its read in the table)
+  // and its high one addressed as (word >> 14) with one LEA.HI, exact
+  // because the low symbol's bits 14 and 15 are 0. Three instructions a
+  // pair where the clamps took six (SharedEncodeTable's operator()).
+  template <typename Sym>
+  __device__ __forceinline__ uint32_t coded_entry(const GroupWordT<Sym>& g, unsigned i) const {
+    static_assert(sizeof(Sym) > 1, "bytes take EncodeTable, which is all in shared memory");
+    if constexpr (sizeof(Sym) == 2) {
+      const uint32_t word = i < 2 ? g.x : g.y;
+      const uint32_t offset = i % 2 == 0 ? 4 * (word & (kSharedEntries - 1)) : word >> 14;
+      return load_shared_u32(table_address + offset);
+    } else {
+      Sym s[4];
+      unpack_group<Sym>(g, s);
+      return load_shared_u32(table_address + 4 * (s[i] & (kSharedEntries - 1)));
+    }
   }
   // The code length of symbol i of a lane's group, or kNoCodeLength (pass A
   // ORs them, as for bytes).
@@ -303,17 +337,31 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
     const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
+    // A full batch (every batch but a range's last) loads and stages
+    // without a predicate a row: the guarded form cost u16 ~90 instructions
+    // a batch of predicate logic and predicated loads, the plain one ~30.
+    const bool whole = count == kBatch;  // warp-uniform
     GroupWordT<Sym> v[kBatch];
+    if (whole) {
 #pragma unroll
-    for (unsigned b = 0; b < kBatch; ++b)
-      if (b < count) v[b] = __ldg(src + b * kLanes);
+      for (unsigned b = 0; b < kBatch; ++b) v[b] = __ldg(src + b * kLanes);
+    } else {
+#pragma unroll
+      for (unsigned b = 0; b < kBatch; ++b)
+        if (b < count) v[b] = __ldg(src + b * kLanes);
+    }
     // The warp's blocks below hash_blocks are summed here; a range's last
     // batch may hold fewer blocks than kBlocksPerBatch.
     const uint64_t block0 = row0 / kRowsPerBlock;
     if (block0 < hash_blocks) {  // warp-uniform
+      if (whole) {
 #pragma unroll
-      for (unsigned b = 0; b < kBatch; ++b)
-        if (b < count) stage[b * kLanes + lane] = v[b];
+        for (unsigned b = 0; b < kBatch; ++b) stage[b * kLanes + lane] = v[b];
+      } else {
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b)
+          if (b < count) stage[b * kLanes + lane] = v[b];
+      }
       __syncwarp();
 #pragma unroll
       for (unsigned k = 0; k < kBlocksPerBatch; ++k)
@@ -337,7 +385,7 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
 #pragma unroll
       for (unsigned i = 4 - K; i < 4; ++i) last += len[i];
     };
-    if (count == kBatch) {  // warp-uniform: every batch but a range's last
+    if (whole) {
 #pragma unroll
       for (unsigned b = 0; b < kBatch; ++b) sum_row(v[b]);
     } else {

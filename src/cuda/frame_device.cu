@@ -413,6 +413,7 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     e.blocks_per_chunk = blocks_per_chunk;
     e.chunk_status = t.chunk_status;
     e.checksums = t.checksums;
+    e.given_checksums = a.strategy == EncodeStrategy::lanes ? a.chunk_checksums : nullptr;
     launch_huffman_encode(e, a.strategy, stream);
   }
   const uint64_t raw_payload = (a.elements * width + 7) / 8 * 8;

@@ -39,6 +39,9 @@ struct FrameEncodeArgs {
   std::size_t frame_capacity = 0;  // at least frame_encode_capacity()
   uint64_t* frame_bytes = nullptr;  // device: the frame's size, written last
   EncodeStrategy strategy = EncodeStrategy::lanes;
+  // Huffman with the lanes encoder: each chunk's XXH3-64, already taken by
+  // the histogram pass (histogram_u8_chunk_hashes), or null.
+  const uint64_t* chunk_checksums = nullptr;
   // If `error` is set: after the frame, *error = *bad if that is not ~0 (the
   // first element outside the alphabet), else ~1 if a codebook's fixed length
   // limit could not hold its alphabet, else ~0 (device::compress's report,

@@ -56,4 +56,22 @@ void histogram_device(const void* d_in, uint64_t elements, DType t, uint64_t* d_
                       void* d_temp, std::size_t temp_bytes, cudaStream_t stream,
                       HistogramMethod m = HistogramMethod::automatic);
 
+// The byte histogram of a Huffman frame's input together with the XXH3-64 of
+// each of its chunks (chunk c: bytes [c * chunk_bytes, ...), the last one
+// shorter), in one pass (histogram_chunk_hash.cu): device::compress's first
+// stage with the lanes encoder, which then does not hash. Needs d_in 8-byte
+// aligned and chunk_bytes a multiple of 1,024 up to kMaxHashedChunkBytes
+// (histogram_chunk_hashes_fit). d_hist (kHistogramBins counters) and
+// d_bad_index (set to ~0: bytes are never outside the alphabet) as for
+// histogram_device; d_checksums: ceil(bytes / chunk_bytes) words. No
+// temporary storage; enqueued on `stream`.
+constexpr uint32_t kMaxHashedChunkBytes = 65536;
+// Whether device::compress takes its byte chunks' checksums this way (true,
+// the default) or leaves them to the encoder. Not thread-safe; the
+// benchmarks compare.
+inline bool hash_chunks_with_histogram = true;
+bool histogram_chunk_hashes_fit(const void* d_in, uint32_t chunk_bytes);
+void histogram_u8_chunk_hashes(const void* d_in, uint64_t bytes, uint32_t chunk_bytes, uint64_t* d_hist,
+                               uint64_t* d_bad_index, uint64_t* d_checksums, cudaStream_t stream);
+
 }  // namespace vlec::cuda

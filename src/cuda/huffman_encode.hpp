@@ -64,6 +64,10 @@ struct HuffmanEncodeArgs {
   uint64_t blocks_per_chunk;      // ceil(chunk_elements * width / 1024)
   uint32_t* chunk_status;         // device: [chunk_count]
   uint64_t* checksums;            // device: [chunk_count], XXH3-64 of each chunk's original bytes
+  // device, or null: each chunk's XXH3-64, taken by the histogram pass
+  // (histogram_u8_chunk_hashes). The lanes encoder then neither sums blocks
+  // in pass A nor folds them; pavle and reduce_shuffle ignore it.
+  const uint64_t* given_checksums = nullptr;
   bool boundary_fix_up = encode_boundary_fix_up;  // lanes: see encode_boundary_fix_up
 };
 
