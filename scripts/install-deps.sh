@@ -22,6 +22,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# clang and its libFuzzer runtime for scripts/fuzz-smoke.sh; optional (the
+# smoke run skips without them), so a failure here stops nothing.
+if ! dpkg-query -W -f='${Status}' clang 2>/dev/null | grep -q "install ok installed"; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends clang >/dev/null 2>&1 || echo "install-deps: clang not installed (fuzz smoke run skips)"
+fi
+clang_major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+if [ -n "$clang_major" ] && ! dpkg-query -W -f='${Status}' "libclang-rt-$clang_major-dev" 2>/dev/null | grep -q "install ok installed"; then
+  apt-get install -y -qq --no-install-recommends "libclang-rt-$clang_major-dev" >/dev/null 2>&1 || true
+fi
+
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${VLEC_NO_CUDA:-}" ] && ! bash "$here/cuda-env.sh" --quiet; then
   echo "install-deps: no CUDA compiler found; installing NVIDIA's CUDA 13.0 compiler wheels into /opt/vlec-cuda"

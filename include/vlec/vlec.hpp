@@ -72,7 +72,10 @@ constexpr std::size_t kFrameHeaderBytes = 48;
 uint64_t frame_size(const void* data, std::size_t available);
 
 // Bytes decompress() will write for this stream. Reads and verifies every
-// frame's header (header checksum included); does not decode payloads.
+// frame's header (header checksum included); does not decode payloads. A
+// wavelet frame's embedded group frames belong to its payload: their headers
+// are checked by inspect() and decompress(), not here, so this may give a
+// size for a stream that both of those then reject as corrupt.
 uint64_t decompressed_size(const void* stream, std::size_t stream_bytes);
 
 // Decompress a whole stream into `out`; returns bytes written. Verifies every

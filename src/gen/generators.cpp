@@ -263,11 +263,15 @@ std::vector<uint8_t> make_quant(size_t bytes, uint32_t bins, double relative_eb,
     const double* up = cur - stride;               // (x, y-1, z)
     const double* back = &previous[(y + 1) * stride + 1];
     const double* back_up = back - stride;
+    // The (x - 1) neighbours through pointers one element back (the guard
+    // column), so that x = 0 forms no index of size_t(-1) (UBSan: pointer
+    // overflow; found by the fuzz build's sanitizers).
+    const double *up_left = up - 1, *back_left = back - 1, *back_up_left = back_up - 1;
     double left = 0.0;  // reconstructed (x-1, y, z), kept in a register
     for (size_t x = 0; x < n; ++x) {
       // Everything but the left neighbour first: only that term depends on the
       // element just quantized, which keeps the serial dependency chain short.
-      const double rest = up[x] + back[x] - up[x - 1] - back[x - 1] - back_up[x] + back_up[x - 1];
+      const double rest = up[x] + back[x] - up_left[x] - back_left[x] - back_up[x] + back_up_left[x];
       const double pred = left + rest;
       const double scaled = (row[x] - pred) * inverse_step;
       uint32_t code = 0;
