@@ -55,25 +55,41 @@ __device__ __forceinline__ void unpack_group(const GroupWordT<Sym>& v, Sym (&s)[
   }
 }
 
+// A lane's groups of rows [0, count) of a batch (count <= kBatchRows, from
+// `src`, its group of the batch's first row) into registers, and from there
+// into its slots of the warp's stage. kWhole: a full batch (every batch but
+// a range's last; the caller's test of count is warp-uniform), loaded and
+// stored without a predicate a row: the guarded form cost u16 ~90
+// instructions a batch of predicate logic and predicated loads, the plain
+// one ~30.
+template <bool kWhole, typename Sym>
+__device__ __forceinline__ void load_batch(const GroupWordT<Sym>* src, unsigned count,
+                                           GroupWordT<Sym> (&v)[kBatchRows<Sym>]) {
+#pragma unroll
+  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
+    if (kWhole || b < count) v[b] = __ldg(src + b * kLanes);
+}
+template <bool kWhole, typename Sym>
+__device__ __forceinline__ void store_batch(const GroupWordT<Sym> (&v)[kBatchRows<Sym>], unsigned count,
+                                            GroupWordT<Sym>* stage, unsigned lane) {
+#pragma unroll
+  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
+    if (kWhole || b < count) stage[b * kLanes + lane] = v[b];
+}
+
 // Load rows [row, row + count) (count <= kBatchRows) of this lane into `stage`.
 template <typename Sym>
 __device__ __forceinline__ void stage_rows(const Sym* in, uint64_t row, unsigned count, GroupWordT<Sym>* stage,
                                            unsigned lane) {
   const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row * kRow) + lane;
   GroupWordT<Sym> v[kBatchRows<Sym>];
-  if (count == kBatchRows<Sym>) {  // warp-uniform: no predicate a row (pass_a says why)
-#pragma unroll
-    for (unsigned b = 0; b < kBatchRows<Sym>; ++b) v[b] = __ldg(src + b * kLanes);
-#pragma unroll
-    for (unsigned b = 0; b < kBatchRows<Sym>; ++b) stage[b * kLanes + lane] = v[b];
-    return;
+  if (count == kBatchRows<Sym>) {  // warp-uniform
+    load_batch<true, Sym>(src, count, v);
+    store_batch<true, Sym>(v, count, stage, lane);
+  } else {
+    load_batch<false, Sym>(src, count, v);
+    store_batch<false, Sym>(v, count, stage, lane);
   }
-#pragma unroll
-  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
-    if (b < count) v[b] = __ldg(src + b * kLanes);
-#pragma unroll
-  for (unsigned b = 0; b < kBatchRows<Sym>; ++b)
-    if (b < count) stage[b * kLanes + lane] = v[b];
 }
 
 template <typename Sym>
@@ -337,31 +353,20 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
   for (uint64_t row0 = r.row_begin; row0 < r.row_end; row0 += kBatch) {
     const unsigned count = static_cast<unsigned>(min(uint64_t{kBatch}, r.row_end - row0));
     const GroupWordT<Sym>* src = reinterpret_cast<const GroupWordT<Sym>*>(in + row0 * kRow) + lane;
-    // A full batch (every batch but a range's last) loads and stages
-    // without a predicate a row: the guarded form cost u16 ~90 instructions
-    // a batch of predicate logic and predicated loads, the plain one ~30.
-    const bool whole = count == kBatch;  // warp-uniform
+    const bool whole = count == kBatch;  // warp-uniform (load_batch says why it matters)
     GroupWordT<Sym> v[kBatch];
-    if (whole) {
-#pragma unroll
-      for (unsigned b = 0; b < kBatch; ++b) v[b] = __ldg(src + b * kLanes);
-    } else {
-#pragma unroll
-      for (unsigned b = 0; b < kBatch; ++b)
-        if (b < count) v[b] = __ldg(src + b * kLanes);
-    }
+    if (whole)
+      load_batch<true, Sym>(src, count, v);
+    else
+      load_batch<false, Sym>(src, count, v);
     // The warp's blocks below hash_blocks are summed here; a range's last
     // batch may hold fewer blocks than kBlocksPerBatch.
     const uint64_t block0 = row0 / kRowsPerBlock;
     if (block0 < hash_blocks) {  // warp-uniform
-      if (whole) {
-#pragma unroll
-        for (unsigned b = 0; b < kBatch; ++b) stage[b * kLanes + lane] = v[b];
-      } else {
-#pragma unroll
-        for (unsigned b = 0; b < kBatch; ++b)
-          if (b < count) stage[b * kLanes + lane] = v[b];
-      }
+      if (whole)
+        store_batch<true, Sym>(v, count, stage, lane);
+      else
+        store_batch<false, Sym>(v, count, stage, lane);
       __syncwarp();
 #pragma unroll
       for (unsigned k = 0; k < kBlocksPerBatch; ++k)

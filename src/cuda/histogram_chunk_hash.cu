@@ -34,13 +34,6 @@ constexpr unsigned kLoadWarps = 8;                 // count and sum blocks
 constexpr unsigned kThreads = (kLoadWarps + 1) * 32;  // + one warp that folds
 constexpr unsigned kSumWords = 8 * (kMaxHashedChunkBytes / 1024);  // one chunk's block sums
 
-__device__ __forceinline__ void count_byte_word(char* base, uint32_t lane4, uint32_t w) {
-  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w << 7) & 0x7F80u) | lane4)), 1u);
-  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 1) & 0x7F80u) | lane4)), 1u);
-  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 9) & 0x7F80u) | lane4)), 1u);
-  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 17) & 0x7F80u) | lane4)), 1u);
-}
-
 // Named barriers between the load warps and the fold warp, one pair per
 // buffer of block sums: FULL (the loads' sums are in) and EMPTY (folded).
 // The load warps arrive and go on; only the side that needs the other waits.
@@ -79,8 +72,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                                    uint64_t* hist, uint64_t* checksums) {
   __shared__ uint32_t sh[256 * kCopies];
   __shared__ unsigned long long s_sums[2][kSumWords];
-  for (uint32_t i = threadIdx.x; i < 256 * kCopies / 4; i += blockDim.x)
-    reinterpret_cast<uint4*>(sh)[i] = make_uint4(0, 0, 0, 0);
+  zero_byte_copies(sh, blockDim.x);
   __syncthreads();
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   auto chunk_len = [&](uint64_t c) { return min(uint64_t{chunk_bytes}, bytes - c * chunk_bytes); };
@@ -136,12 +128,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   __syncthreads();
-  for (uint32_t bin = threadIdx.x; bin < 256; bin += blockDim.x) {
-    uint32_t sum = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < kCopies; ++j) sum += sh[bin * kCopies + ((j + bin) & 31)];  // rotated: no conflicts
-    if (sum) atomicAdd(reinterpret_cast<ull*>(hist + bin), ull{sum});
-  }
+  add_byte_copies(sh, hist, blockDim.x);
 }
 
 }  // namespace

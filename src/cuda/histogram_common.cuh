@@ -86,6 +86,32 @@ __device__ __forceinline__ void visit_rest(const T* in, const Split& s, uint64_t
   for (uint64_t i = gtid; i < s.tail; i += stride) f(uint32_t{in[tail0 + i]}, tail0 + i);
 }
 
+// The u8 kernels' block histogram: kCopies copies of 256 32-bit counters,
+// copy l (lane l's) in bank l: counter (bin, lane) at byte bin * 128 + lane * 4.
+// threads: the block's (a constant where the kernel has one).
+__device__ __forceinline__ void zero_byte_copies(uint32_t* sh, uint32_t threads) {
+  for (uint32_t i = threadIdx.x; i < 256 * kCopies / 4; i += threads)
+    reinterpret_cast<uint4*>(sh)[i] = make_uint4(0, 0, 0, 0);
+}
+// The four bytes of `w` counted in the lane's copy (lane4 = lane * 4): one
+// shift and one LOP3 a byte.
+__device__ __forceinline__ void count_byte_word(char* base, uint32_t lane4, uint32_t w) {
+  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w << 7) & 0x7F80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 1) & 0x7F80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 9) & 0x7F80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 17) & 0x7F80u) | lane4)), 1u);
+}
+// After the block's last count (and a barrier): the copies' sums added to the
+// global histogram, one 64-bit atomic a non-zero bin.
+__device__ __forceinline__ void add_byte_copies(const uint32_t* sh, uint64_t* hist, uint32_t threads) {
+  for (uint32_t bin = threadIdx.x; bin < 256; bin += threads) {
+    uint32_t sum = 0;
+#pragma unroll 8
+    for (uint32_t j = 0; j < kCopies; ++j) sum += sh[bin * kCopies + ((j + bin) & 31)];  // rotated: no conflicts
+    if (sum) atomicAdd(reinterpret_cast<ull*>(hist + bin), ull{sum});
+  }
+}
+
 __device__ __forceinline__ void report_bad(uint64_t* d_bad, uint64_t my_bad) {
   if (my_bad != kNoBadIndex) atomicMin(reinterpret_cast<ull*>(d_bad), ull{my_bad});
 }

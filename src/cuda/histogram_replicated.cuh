@@ -41,19 +41,13 @@ namespace {
 __global__ void __launch_bounds__(kU8Threads, kU8MinBlocks)
     replicated_u8_kernel(const uint8_t* in, Split s, uint64_t* hist) {
   __shared__ uint32_t sh[256 * kCopies];
-  for (uint32_t i = threadIdx.x; i < 256 * kCopies / 4; i += kU8Threads)
-    reinterpret_cast<uint4*>(sh)[i] = make_uint4(0, 0, 0, 0);
+  zero_byte_copies(sh, kU8Threads);
   __syncthreads();
   // Byte offset of (bin, lane) = bin * 128 + lane * 4: one shift and one LOP3 per byte of input.
   char* base = reinterpret_cast<char*>(sh);
   const uint32_t lane4 = (threadIdx.x & 31) * 4;
   auto count = [=](uint32_t v, uint64_t) { atomicAdd(reinterpret_cast<uint32_t*>(base + ((v << 7) | lane4)), 1u); };
-  auto count_word = [=](uint32_t w) {
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w << 7) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 1) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 9) & 0x7F80u) | lane4)), 1u);
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((w >> 17) & 0x7F80u) | lane4)), 1u);
-  };
+  auto count_word = [=](uint32_t w) { count_byte_word(base, lane4, w); };
 
   constexpr uint64_t kTile = uint64_t{kU8Threads} * kU8Unroll;
   const uint64_t full_tiles = s.nvec / kTile;
@@ -73,12 +67,7 @@ __global__ void __launch_bounds__(kU8Threads, kU8MinBlocks)
   }
   visit_rest(in, s, full_tiles * kTile, count);
   __syncthreads();
-  for (uint32_t bin = threadIdx.x; bin < 256; bin += kU8Threads) {
-    uint32_t sum = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < kCopies; ++j) sum += sh[bin * kCopies + ((j + bin) & 31)];  // rotated: no conflicts
-    if (sum) atomicAdd(reinterpret_cast<ull*>(hist + bin), ull{sum});
-  }
+  add_byte_copies(sh, hist, kU8Threads);
 }
 
 // Adds a cold counter's wrap to the global histogram. The 16-bit half of bin v
