@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -178,6 +179,73 @@ TEST(GpuCodebook, ClusterSortVariantsMatchCpu) {
   cuda::set_codebook_staged_sort(true);
 }
 
+// Leaf-node runs (serial_tree.hpp) on the device: geometric counts of random
+// ratio and scale (so that the one-warp tree's serial loop hands long
+// stretches to the runs), scattered over the alphabet, in 64-bit and 32-bit
+// weights, with the whole tree serial and after the phases, handed over after
+// 1 and 2 leaf-node merges and never.
+TEST(GpuCodebook, LeafNodeRunsMatchCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 28;
+  std::printf("GpuCodebook.LeafNodeRunsMatchCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  uint64_t by_runs = 0;
+  for (int it = 0; it < 120 && !HasFatalFailure(); ++it) {
+    const uint32_t cap = it % 2 ? 256 : 1024;
+    const double ratio = 0.55 + 0.44 * std::uniform_real_distribution<double>(0, 1)(rng);
+    const double scale = std::ldexp(1.0, it % 3 ? 20 + static_cast<int>(rng() % 11) : 40 + static_cast<int>(rng() % 15));
+    Histogram h(cap, 0);
+    const uint32_t m = 2 + static_cast<uint32_t>(rng() % (cap - 1));
+    for (uint32_t s = 0; s < m; ++s) h[rng() % cap] = 1 + static_cast<uint64_t>(scale * std::pow(ratio, s)) + rng() % 5;
+    const std::vector<uint64_t> desc = keys_desc(h);
+    for (uint32_t serial_all : {cl::kSerialAll, cl::kWarpTreeMax}) {
+      cuda::set_codebook_serial_all(serial_all);
+      for (uint32_t after : {1u, cl::kRunAfter, cl::kNoRuns}) {
+        cuda::set_codebook_leaf_node_runs(after);
+        cl::ClTrace tr;
+        cl::warp_tree_host(desc, tr, serial_all, after);
+        by_runs += tr.run_merges;
+        compare_case(gpu, h, 0, "case " + std::to_string(it) + " ratio " + std::to_string(ratio) + " serial_all " +
+                                    std::to_string(serial_all) + " runs after " + std::to_string(after));
+      }
+    }
+  }
+  cuda::set_codebook_serial_all(cl::kSerialAll);
+  cuda::set_codebook_leaf_node_runs(cl::kRunAfter);
+  std::printf("  %llu merges by leaf-node runs (host replay of the same builds)\n",
+              static_cast<unsigned long long>(by_runs));
+  EXPECT_GT(by_runs, 0u);
+}
+
+// Alphabets of up to 256 symbols sorted by the bitonic network and by the
+// radix sort (set_codebook_sort_network): counts of every magnitude up to
+// 2^56 and past it (the radix sort then, either way), many ties (the symbol
+// order decides), holes, every capacity from 1 to 256.
+TEST(GpuCodebook, SortNetworkMatchesCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 29;
+  std::printf("GpuCodebook.SortNetworkMatchesCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  for (int it = 0; it < 300 && !HasFatalFailure(); ++it) {
+    const uint32_t cap = it < 256 ? static_cast<uint32_t>(it) + 1 : 256;
+    const int bits = static_cast<int>(rng() % 60) + 1;  // the largest count's width: 1 .. 60 bits
+    const uint64_t top = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    const uint32_t distinct = 1 + static_cast<uint32_t>(rng() % 8);  // few distinct counts: ties
+    std::vector<uint64_t> values(distinct);
+    for (uint64_t& v : values) v = 1 + rng() % top;
+    Histogram h(cap, 0);
+    for (uint64_t& c : h) c = rng() % 5 == 0 ? 0 : it % 2 ? values[rng() % distinct] : 1 + rng() % top;
+    for (bool network : {true, false}) {
+      cuda::set_codebook_sort_network(network);
+      compare_case(gpu, h, 0, "case " + std::to_string(it) + " bits " + std::to_string(bits) +
+                                  (network ? " network" : " radix"));
+    }
+  }
+  cuda::set_codebook_sort_network(true);
+}
+
 // No host synchronisation or host round trip: the builder captures into a graph.
 TEST(GpuCodebook, CapturesIntoAGraph) {
   REQUIRE_GPU();
@@ -228,7 +296,8 @@ float median_us(GpuBuilder& gpu, const std::function<void()>& enqueue) {
 
 // One histogram: the median as enqueued and as a graph, then block 0's stage
 // stamps (codebook_gpu.hpp) of one more build, and the output checked.
-void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32_t serial_all = cl::kSerialAll) {
+void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32_t serial_all = cl::kSerialAll,
+                   uint32_t run_after = cl::kRunAfter) {
   const uint32_t cap = static_cast<uint32_t>(h.size());
   gpu.upload(h);
   const float direct = median_us(gpu, [&] { gpu.enqueue(0); });
@@ -251,13 +320,13 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
   cudaGraphDestroy(graph);
   const std::vector<uint64_t> desc = keys_desc(h);
   cl::ClTrace tr;
-  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all);
+  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all, run_after);
   else if (cap <= 8192) cl::generate_cl_host(desc, 1024, 4, &tr);
   else cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
   const uint32_t serial = tr.serial_from == ~0u ? 0 : static_cast<uint32_t>(desc.size()) - 1 - tr.serial_from;
-  std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges): median %7.1f us "
-              "enqueued, %7.1f us as a graph, %7.1f us a build back to back\n",
-              cap, what, tr.phases, tr.tiles, serial, direct, graphed, batched);
+  std::printf("GpuCodebook timing: %5u symbols %-10s (%2u phases, %2u tiles, %3u serial merges, %3u by runs): median "
+              "%7.1f us enqueued, %7.1f us as a graph, %7.1f us a build back to back\n",
+              cap, what, tr.phases, tr.tiles, serial, tr.run_merges, direct, graphed, batched);
   cuda::DeviceBuffer<uint64_t> stamps(64);
   CK(cudaMemset(stamps.get(), 0, 64 * sizeof(uint64_t)));
   cuda::set_codebook_profile(stamps.get());
@@ -317,6 +386,25 @@ TEST(GpuCodebook, Timing) {
     for (uint32_t s = 0; s < 59; ++s) few[s] = 1 + static_cast<uint64_t>(3e8 * std::pow(0.7, s));
     time_codebook(gpu, geo, "geometric");
     time_codebook(gpu, few, "59-skewed");
+    // The same without leaf-node runs (serial_tree.hpp): the serial loop makes every merge after the phases.
+    cuda::set_codebook_leaf_node_runs(cl::kNoRuns);
+    time_codebook(gpu, geo, "geometric/n", cl::kSerialAll, cl::kNoRuns);
+    time_codebook(gpu, few, "59-skew/n", cl::kSerialAll, cl::kNoRuns);
+    for (uint32_t cap : {256u, 1024u}) time_codebook(gpu, timing_histogram(cap), "laplace/n", cl::kSerialAll, cl::kNoRuns);
+    cuda::set_codebook_leaf_node_runs(cl::kRunAfter);
+    cuda::set_codebook_sort_network(false);  // 256 symbols by the radix sort
+    time_codebook(gpu, timing_histogram(256), "laplace/rx");
+    time_codebook(gpu, geo, "geometric/rx");
+    time_codebook(gpu, few, "59-skew/rx");
+    cuda::set_codebook_sort_network(true);
+    cuda::set_codebook_leaf_node_runs(cl::kRunAfter);
+    for (uint32_t after : {1u, 4u}) {  // handed to runs after other streaks
+      cuda::set_codebook_leaf_node_runs(after);
+      const std::string a = "/r" + std::to_string(after);
+      time_codebook(gpu, geo, ("geometric" + a).c_str(), cl::kSerialAll, after);
+      time_codebook(gpu, few, ("59-skewed" + a).c_str(), cl::kSerialAll, after);
+    }
+    cuda::set_codebook_leaf_node_runs(cl::kRunAfter);
   }
   Histogram random;  // the 65,536-symbol one, timed again below
   for (uint32_t cap : {256u, 65536u}) {  // harder shapes: uniform random counts, and every count equal

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -147,6 +148,7 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
   std::printf("GenerateCl.WarpTreeMatchesTwoQueue seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   uint32_t most_phases = 0, narrow_cases = 0, serial_cases = 0;
+  uint64_t run_merges = 0, phase_runs = 0;
   for (int it = 0; it < 20000; ++it) {
     const int kind = it % kKinds;
     Histogram h = make_histogram(rng, kind, random_capacity(rng, it % 4 ? 300 : cl::kWarpTreeMax));
@@ -165,18 +167,25 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
     if (m < 2) continue;
     most_phases = std::max(most_phases, tr.phases);
     serial_cases += tr.serial_from != ~0u;
+    phase_runs += tr.run_merges;
     if (it % 97 == 1) continue;
     const TwoQueueTree ref = two_queue_tree(desc);
     ASSERT_EQ(tr.inner_w, ref.inner_w);
     ASSERT_EQ(tr.leafkids, ref.leafkids);
     ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, tr.parent.begin()));  // all but the root
-    {  // the whole tree by the serial loop (serial_tree, as set_codebook_serial_all allows): the same tree
+    // The whole tree by the serial loop (as set_codebook_serial_all allows),
+    // with leaf-node runs after 1 and 2 leaf-node merges in a row, and without
+    // (as set_codebook_leaf_node_runs allows): the same tree.
+    for (uint32_t run_after : {1u, cl::kRunAfter, cl::kNoRuns}) {
+      SCOPED_TRACE(::testing::Message() << "run_after " << run_after);
       cl::ClTrace whole;
-      ASSERT_EQ(cl::warp_tree_host(desc, whole, cl::kWarpTreeMax), bl);
+      ASSERT_EQ(cl::warp_tree_host(desc, whole, cl::kWarpTreeMax, run_after), bl);
       ASSERT_EQ(whole.serial_from, 0u);
       ASSERT_EQ(whole.inner_w, ref.inner_w);
       ASSERT_EQ(whole.leafkids, ref.leafkids);
       ASSERT_EQ(whole.parent, tr.parent);
+      if (run_after == cl::kNoRuns) ASSERT_EQ(whole.run_merges, 0u);
+      run_merges += whole.run_merges;
     }
     if (total_below_2_32(desc)) {  // the kernel's 32-bit weights: the same tree
       cl::ClTrace narrow, whole;
@@ -193,8 +202,65 @@ TEST(GenerateCl, WarpTreeMatchesTwoQueue) {
       ++narrow_cases;
     }
   }
-  std::printf("  %u cases also in 32-bit weights, %u finished by the serial loop\n", narrow_cases, serial_cases);
+  std::printf("  %u cases also in 32-bit weights, %u finished by the serial loop; merges by leaf-node runs: %llu "
+              "(phases and serial loop), %llu (serial loop alone)\n",
+              narrow_cases, serial_cases, static_cast<unsigned long long>(phase_runs),
+              static_cast<unsigned long long>(run_merges));
   std::printf("  most phases: %u\n", most_phases);
+  EXPECT_GT(phase_runs, 0u);
+  EXPECT_GT(run_merges, 0u);
+}
+
+// Leaf-node runs (serial_tree.hpp) where they matter: geometric counts of
+// random ratio, scale and jitter (the two-queue loop merges the lightest leaf
+// with the oldest node, q nodes waiting, for long stretches), in 64-bit and
+// 32-bit weights, handed over after 1, 2 or 3 leaf-node merges, against the
+// two-queue tree node by node; both after the warp's phases and with the
+// whole tree serial.
+TEST(GenerateCl, LeafNodeRunsOnGeometricCounts) {
+  const uint64_t seed = test::base_seed() + 27;
+  std::printf("GenerateCl.LeafNodeRunsOnGeometricCounts seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  uint64_t merges = 0, by_runs = 0, narrow_cases = 0;
+  for (int it = 0; it < 3000; ++it) {
+    const double ratio = 0.5 + 0.49 * std::uniform_real_distribution<double>(0, 1)(rng);
+    const double scale = std::ldexp(1.0, 8 + static_cast<int>(rng() % 47));  // totals below 2^62
+    // No flat tail: the smallest geometric term is still >= 1.
+    const double longest = std::min<double>(cl::kWarpTreeMax, std::log(scale) / -std::log(ratio));
+    const uint32_t m = 2 + static_cast<uint32_t>(rng() % static_cast<uint64_t>(std::max(1.0, longest - 1)));
+    const uint64_t jitter = 1 + rng() % 16;
+    std::vector<uint64_t> desc(m);
+    for (uint32_t s = 0; s < m; ++s)
+      desc[s] = 1 + static_cast<uint64_t>(scale * std::pow(ratio, s)) + rng() % jitter;
+    std::sort(desc.rbegin(), desc.rend());
+    SCOPED_TRACE(::testing::Message() << "case " << it << " m " << m << " ratio " << ratio << " scale " << scale);
+    const TwoQueueTree ref = two_queue_tree(desc);
+    Histogram h(desc.begin(), desc.end());
+    const huffman::LengthCounts want = huffman::huffman_length_counts(h);
+    const bool narrow = total_below_2_32(desc);
+    narrow_cases += narrow;
+    for (uint32_t run_after : {1u, 2u, 3u}) {
+      for (uint32_t serial_all : {cl::kSerialAll, cl::kWarpTreeMax}) {
+        SCOPED_TRACE(::testing::Message() << "run_after " << run_after << " serial_all " << serial_all);
+        for (int w = 0; w < (narrow ? 2 : 1); ++w) {
+          cl::ClTrace tr;
+          const auto bl = w ? cl::warp_tree_host<uint32_t>(desc, tr, serial_all, run_after)
+                            : cl::warp_tree_host(desc, tr, serial_all, run_after);
+          ASSERT_FALSE(tr.hazard);
+          ASSERT_TRUE(std::equal(bl.begin(), bl.end(), want.begin()));
+          ASSERT_EQ(tr.inner_w, ref.inner_w);
+          ASSERT_EQ(tr.leafkids, ref.leafkids);
+          ASSERT_TRUE(std::equal(ref.parent.begin(), ref.parent.end() - 1, tr.parent.begin()));
+          merges += m - 1, by_runs += tr.run_merges;
+        }
+      }
+    }
+  }
+  std::printf("  %llu merges, %llu of them by leaf-node runs; %llu cases also in 32-bit weights\n",
+              static_cast<unsigned long long>(merges), static_cast<unsigned long long>(by_runs),
+              static_cast<unsigned long long>(narrow_cases));
+  EXPECT_GT(by_runs, merges / 2);  // geometric tails are mostly leaf-node merges
+  EXPECT_GT(narrow_cases, 0u);
 }
 
 // Hand-made shapes: two symbols, all equal, every count 1 up to the largest

@@ -170,6 +170,8 @@ std::atomic<uint64_t*> g_stamps{nullptr};
 std::atomic<uint32_t> g_staged_sort{1};
 std::atomic<uint32_t> g_serial_all{cl::kSerialAll};
 std::atomic<uint32_t> g_warp_tail{cl::kWarpTailNodes};
+std::atomic<uint32_t> g_run_after{cl::kRunAfter};
+std::atomic<uint32_t> g_sort_network{1};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
@@ -178,7 +180,9 @@ void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const D
   codebook_kernel<NT, ITEMS, false><<<1, NT, Smem<NT, ITEMS, false>::total, stream>>>(d_hist, cap, limit, out, Temp{},
                                                                                       g_stamps.load(), g_staged_sort.load(),
                                                                                       g_serial_all.load(),
-                                                                                      g_warp_tail.load());
+                                                                                      g_warp_tail.load(),
+                                                                                      g_run_after.load(),
+                                                                                      g_sort_network.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -198,6 +202,10 @@ void set_codebook_staged_sort(bool staged) { g_staged_sort.store(staged ? 1 : 0)
 void set_codebook_serial_all(uint32_t symbols) { g_serial_all.store(symbols); }
 
 void set_codebook_warp_tail(uint32_t nodes) { g_warp_tail.store(nodes); }
+
+void set_codebook_leaf_node_runs(uint32_t after) { g_run_after.store(after); }
+
+void set_codebook_sort_network(bool network) { g_sort_network.store(network ? 1 : 0); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -230,7 +238,7 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   cfg.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
                                 out, tmp, g_stamps.load(), g_staged_sort.load(), g_serial_all.load(),
-                                g_warp_tail.load()));
+                                g_warp_tail.load(), g_run_after.load(), g_sort_network.load()));
 }
 
 }  // namespace vlec::cuda

@@ -78,7 +78,7 @@ void set_codebook_profile(uint64_t* d_stamps);
 void set_codebook_staged_sort(bool staged);
 
 // Diagnostics: up to how many present symbols one thread builds the whole
-// tree with the two-queue loop (warp_tree.hpp, serial_tree) instead of the
+// tree with the two-queue loop (serial_tree.hpp) instead of the
 // warp's phases; the default is cl::kSerialAll. For timing only.
 void set_codebook_serial_all(uint32_t symbols);
 
@@ -86,5 +86,15 @@ void set_codebook_serial_all(uint32_t symbols);
 // phase left (generate_cl_tiles.hpp, cl_warp_tail; 0: none does); the
 // default is cl::kWarpTailNodes. For timing only.
 void set_codebook_warp_tail(uint32_t nodes);
+
+// Diagnostics: after how many leaf-node merges in a row the serial loop hands
+// the tree to the warp's leaf-node runs (serial_tree.hpp; cl::kNoRuns:
+// never); the default is cl::kRunAfter. For timing only.
+void set_codebook_leaf_node_runs(uint32_t after);
+
+// Diagnostics: whether alphabets of up to 256 symbols whose counts lie below
+// 2^56 are sorted by the bitonic network (codebook_sort.cuh, the default) or
+// by the radix sort. For timing and tests.
+void set_codebook_sort_network(bool network);
 
 }  // namespace vlec::cuda

@@ -118,7 +118,8 @@ __device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t 
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
-                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail) {
+                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
+                    uint32_t run_after, uint32_t sort_network) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -188,7 +189,12 @@ __global__ void __launch_bounds__(NT, 1)
   // 2. Sort: block b holds ranks [bS, bS + S). Counts below 2^48 travel with
   // their symbols in one word (count << 16 | symbol): one store a key in the
   // cluster's scatter, not two.
-  const bool packed_keys = s_passes <= 6;
+  // Up to 256 symbols whose counts lie below 2^56: the bitonic network
+  // (codebook_sort.cuh) instead, the same order.
+  constexpr bool kNetwork = NT == 256 && ITEMS == 1 && !kCluster;
+  const bool network = kNetwork && sort_network != 0 && s_passes <= 7;
+  const bool packed_keys = !network && s_passes <= 6;
+  if (network) bitonic_sort_desc_256(keys, vals);
   if (packed_keys) {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
@@ -197,7 +203,8 @@ __global__ void __launch_bounds__(NT, 1)
     }
     __syncthreads();
   }
-  radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
+  if (!network)
+    radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
                                        reinterpret_cast<uint32_t*>(smem + L::tot),
                                        reinterpret_cast<uint32_t*>(smem + L::off),
                                        reinterpret_cast<uint32_t*>(smem + L::wsum),
@@ -221,6 +228,7 @@ __global__ void __launch_bounds__(NT, 1)
   // 3. The tree (block 0) and the plan.
   ClArgs g{};
   g.warp_tail = warp_tail;
+  g.run_after = run_after;
   g.m = m;
   g.x32 = s_x32;
   g.prof = stamps != nullptr && peers.rank == 0 ? stamps + 32 : nullptr;  // stamp slots 32..37

@@ -155,6 +155,42 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
   }
 }
 
+// The sort of an alphabet of up to 256 symbols (one key a thread, 256
+// threads) whose counts lie below 2^56: a bitonic network over the packed
+// key count << 8 | (255 - symbol), descending, so (count desc, symbol asc)
+// with no ties. Why: the radix sort above takes a pass (~1.4 k cycles) per
+// byte of the largest count, 7 passes at counts of 2^49; the network's 36
+// compare-exchange steps are the same for every count, 30 of them within a
+// warp by shuffles, 6 across warps through `keys` (two barriers each).
+// Leaves the counts in keys[0..256) and the symbols in vals[0..256).
+__device__ void bitonic_sort_desc_256(uint64_t* keys, uint16_t* vals) {
+  const uint32_t tid = threadIdx.x;
+  uint64_t k = keys[tid] << 8 | (255u - (vals[tid] & 255u));
+#pragma unroll
+  for (uint32_t size = 2; size <= 256; size <<= 1) {
+#pragma unroll
+    for (uint32_t stride = size / 2; stride > 0; stride >>= 1) {
+      uint64_t other;
+      if (stride >= 32) {
+        __syncthreads();  // every read of the step before is done
+        keys[tid] = k;
+        __syncthreads();
+        other = keys[tid ^ stride];
+      } else {
+        other = __shfl_xor_sync(kFull, k, static_cast<int>(stride));
+      }
+      // Blocks of `size` alternate direction (the last one, all 256, descends);
+      // the lower of a pair keeps the larger key in a descending block.
+      const bool keep_max = ((tid & stride) == 0) == ((tid & size) == 0);
+      k = keep_max ? (k > other ? k : other) : (k < other ? k : other);
+    }
+  }
+  __syncthreads();
+  keys[tid] = k >> 8;
+  vals[tid] = static_cast<uint16_t>(255u - (k & 255u));
+  __syncthreads();
+}
+
 }  // namespace
 
 }  // namespace vlec::cuda

@@ -12,6 +12,7 @@
 #include "cuda/generate_cl_base.hpp"
 #include "cuda/generate_cl_counts.hpp"
 #include "cuda/generate_cl_tiles.hpp"
+#include "cuda/serial_tree.hpp"
 #include "cuda/warp_index.cuh"
 
 namespace vlec::cuda::cl {
@@ -40,6 +41,7 @@ struct ClArgs {
   uint8_t* depth;             // shared
   uint64_t* prof = nullptr;   // diagnostics (codebook_gpu.hpp, set_codebook_profile): the stage's cycles
   uint32_t warp_tail = kWarpTailNodes;  // cl_warp_tail's bound (set_codebook_warp_tail, for timing)
+  uint32_t run_after = kRunAfter;       // serial_tree.hpp's hand-over to leaf-node runs (set_codebook_leaf_node_runs)
 };
 
 template <bool kStream>

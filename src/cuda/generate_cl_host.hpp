@@ -33,6 +33,7 @@ struct ClTrace {                     // the tree generate_cl built, for the test
   uint32_t global_pair_phases = 0;   // of the pair phases, the ones that read their nodes from global memory
   uint32_t tail_phases = 0;          // of the pair phases, the ones one warp melded (cl_warp_tail; one step in all)
   uint32_t serial_from = ~0u;        // warp_tree_host: the node the serial loop took over at (~0u: none)
+  uint32_t run_merges = 0;           // warp_tree_host: of the serial loop's merges, those leaf-node runs made
   bool hazard = false;               // a slot read or written against the rules (see below)
 };
 

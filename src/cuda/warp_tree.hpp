@@ -8,7 +8,7 @@
 //
 // Why one warp: at a few hundred symbols a phase melds a few dozen nodes, so
 // what costs is latency, not work. The two-queue loop on one thread pays
-// ~135 cycles a merge on the H100 (serial_tree below; ~190 with a branch per
+// ~135 cycles a merge on the H100 (serial_tree.hpp; ~190 with a branch per
 // pick), and a
 // block-wide phase pays block barriers and hundreds of threads searching. Here
 // a phase is: the threshold t (four broadcast loads), the number of leaves
@@ -29,6 +29,15 @@
 // (hand_to_serial); it starts from any state a phase ends in, which is one the
 // two-queue loop passes through.
 //
+// Leaf-node runs (serial_tree.hpp): where a phase of two pairs or more made
+// only leaf + node merges (the steady state of skewed counts: the Laplace
+// timing histogram's middle phases, every phase of a geometric tail), the
+// warp takes the next merges 32 at a time by a strided scan until one is not
+// leaf + node, then phases go on; the serial loop hands over to runs too.
+// Measured (H200, bench/results/2026-11-28-h200-session27-leaf-node-runs-*,
+// graph medians, runs off -> on): Laplace 256 27.0 -> 23.4 us, 1,024 55.2 ->
+// 43.2, the geometric 256 48.4 -> 26.0, 59 skewed symbols 20.6 -> 16.7.
+//
 // Phase rule (generate_cl.hpp): with x leaves and y nodes consumed and k made,
 // t = the sum of the two nodes the two-queue loop takes next; the next a + q
 // merged nodes are the a leaves <= t and the q = k - y unconsumed internal
@@ -41,6 +50,7 @@
 #include <vector>
 
 #include "cuda/generate_cl.hpp"
+#include "cuda/serial_tree.hpp"
 
 namespace vlec::cuda::cl {
 
@@ -56,13 +66,6 @@ VLEC_HD inline bool holdback_is_leaf(uint32_t a, uint32_t q, uint64_t last_leaf,
   return a > 0 && (q == 0 || last_leaf > last_node);
 }
 
-// Saturating sums in the warp tree's weight type W (uint32_t when the counts
-// total below 2^32, where they equal plain sums; else uint64_t).
-template <class W>
-VLEC_HD inline W sat_add_w(W a, W b) {
-  return a + b < a ? static_cast<W>(~W{0}) : static_cast<W>(a + b);
-}
-
 // The threshold from the four heads (generate_cl.hpp's cl_threshold on values
 // already in registers): the sum of the two nodes the two-queue loop takes next.
 template <class W>
@@ -75,69 +78,6 @@ VLEC_HD inline W heads_threshold(uint32_t na, uint32_t nb, W a0, W a1, W b0, W b
     else t = sat_add_w<W>(t, hb), ++ib;
   }
   return t;
-}
-
-// The rest of the tree by the CPU's own two-queue loop on one thread, from a
-// state the loop passes through (x leaves and y nodes consumed, k made: the
-// state after any phase). leaf: the m weights, ascending; node: internal
-// weights (node k at k & nmask); parent[y] = the node that consumes node y;
-// leafkids[k] = leaf children. Weights are read and summed in W.
-//
-// Why it is short: a single thread's time is its chain of dependent
-// instructions, so a merge decides both picks at once and branches nowhere.
-// The first two entries of each queue decide the merge (the leaf wins ties):
-// two leaves if the second leaf is <= the first node, two nodes if the second
-// node is < the first leaf, else one of each; the three possible sums are
-// formed beside the compares and one is selected. Each queue's next four
-// entries wait in registers (a window) and shift by what the merge took; the
-// two entries that enter a window are loaded a merge before any compare reads
-// them, so no compare waits on shared memory. Measured on the H100: ~135
-// cycles a merge (the pick-by-pick loop with branches took ~190); what is
-// left is the loop's ~75 instructions a merge on one thread.
-//
-// Window invariant, at the start of each merge: l_j = leaf[x + j] where
-// x + j < m, n_j = node[y + j] where y + j < k (other entries are unused).
-// The node made here is the window's entry only where its position is y' or
-// y' + 1; entries 2 and 3 are loaded after it is stored.
-template <class W>
-VLEC_HD inline void serial_tree(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask, uint16_t* parent,
-                                uint8_t* leafkids, uint32_t x, uint32_t y, uint32_t k) {
-  if (k + 1 >= m) return;
-  const uint32_t last = m - 1;
-  auto leaf_at = [&](uint32_t i) { return static_cast<W>(leaf[min_u32(i, last)]); };
-  auto node_at = [&](uint32_t i, uint32_t made) { return static_cast<W>(node[min_u32(i, made) & nmask]); };
-  W l0 = leaf_at(x), l1 = leaf_at(x + 1), l2 = leaf_at(x + 2), l3 = leaf_at(x + 3);
-  W n0 = 0, n1 = 0, n2 = 0, n3 = 0;
-  if (y < k) n0 = node_at(y, k - 1);
-  if (y + 1 < k) n1 = node_at(y + 1, k - 1);
-  if (y + 2 < k) n2 = node_at(y + 2, k - 1);
-  if (y + 3 < k) n3 = node_at(y + 3, k - 1);
-  for (; k + 1 < m; ++k) {
-    const bool hl0 = x < m, hl1 = x + 1 < m, hn0 = y < k, hn1 = y + 1 < k;
-    const bool first_leaf = hl0 && (!hn0 || l0 <= n0);
-    const bool two_leaves = first_leaf && hl1 && (!hn0 || l1 <= n0);
-    const bool two_nodes = !first_leaf && hn1 && (!hl0 || n1 < l0);
-    const uint32_t dx = two_leaves ? 2u : two_nodes ? 0u : 1u, dy = 2 - dx;
-    const W sum_ll = sat_add_w<W>(l0, l1), sum_ln = sat_add_w<W>(l0, n0), sum_nn = sat_add_w<W>(n0, n1);
-    const W sum = two_leaves ? sum_ll : two_nodes ? sum_nn : sum_ln;
-    node[k & nmask] = sum;
-    leafkids[k] = static_cast<uint8_t>(dx);
-    if (dy >= 1) parent[y] = static_cast<uint16_t>(k);
-    if (dy == 2) parent[y + 1] = static_cast<uint16_t>(k);
-    // Shift the windows; node k sits at position k.
-    const uint32_t yn = y + dy;
-    const W m0 = dy == 0 ? n0 : dy == 1 ? n1 : n2, m1 = dy == 0 ? n1 : dy == 1 ? n2 : n3;
-    n0 = yn == k ? sum : m0;
-    n1 = yn + 1 == k ? sum : m1;
-    n2 = node_at(yn + 2, k);
-    n3 = node_at(yn + 3, k);
-    const W k0 = dx == 0 ? l0 : dx == 1 ? l1 : l2, k1 = dx == 0 ? l1 : dx == 1 ? l2 : l3;
-    x += dx;
-    y = yn;
-    l0 = k0, l1 = k1;
-    l2 = leaf_at(x + 2);
-    l3 = leaf_at(x + 3);
-  }
 }
 
 // When the serial loop builds the tree (measured on the H100: ~135 cycles a
@@ -213,13 +153,22 @@ __device__ __forceinline__ uint32_t warp_rank(W v, uint32_t n, W key) {
 // (most of them at a few hundred symbols) touches shared memory twice.
 template <class W>
 __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask,
-                                     uint16_t* parent, uint8_t* leafkids, W* mw, uint8_t* mt, uint32_t serial_all) {
+                                     uint16_t* parent, uint8_t* leafkids, W* mw, uint8_t* mt, uint32_t serial_all,
+                                     uint32_t run_after) {
   constexpr uint32_t kAll = 0xFFFFFFFFu;
   const uint32_t lane = threadIdx.x & 31;
   uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
-  if (m <= serial_all) {
-    if (lane == 0) serial_tree<W>(m, leaf, node, nmask, parent, leafkids, 0, 0, 0);
+  // The serial loop runs in every lane alike (same loads, same stores), so
+  // the state needs no broadcast when a leaf-node run takes over.
+  auto serial_rest = [&]() {
+    serial_tree_with_runs<W>(m, leaf, node, nmask, parent, leafkids, x, y, k, run_after,
+                             [&](uint32_t rx, uint32_t ry, uint32_t rk) {
+                               return leaf_node_run<W>(m, leaf, node, nmask, parent, leafkids, rx, ry, rk, lane);
+                             });
     __syncwarp();
+  };
+  if (m <= serial_all) {
+    serial_rest();
     return 0;
   }
   while (k + 1 < m) {
@@ -241,6 +190,7 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
     }
     // 3. Meld them in pairs, 32 merged nodes a round (the first round's from the registers).
     const uint32_t xe = x + a, ye = y + q;
+    bool mixed = false;  // a pair of the phase that is not one leaf and one node
     for (bool first = true; x < xe || y < ye; first = false) {
       const uint32_t nav = min_u32(32, xe - x), nbv = min_u32(32, ye - y), nout = min_u32(32, xe - x + ye - y);
       if (!first) {
@@ -265,14 +215,22 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
         node[(k + lane / 2) & nmask] = sat_add_w<W>(w0, w1);
         leafkids[k + lane / 2] = static_cast<uint8_t>(t0 + t1);
       }
+      mixed = mixed || __any_sync(kAll, (lane & 1) == 0 && lane < nout && t0 + t1 != 1);
       __syncwarp();
       x += ca;
       y += nout - ca;
       k += nout / 2;
     }
     ++phase;
+    if (!mixed && (a + q) / 2 >= kRunPairs && run_after != kNoRuns) {  // a leaf-node phase: runs, while they last
+      while (k + 1 < m) {
+        const uint32_t r = leaf_node_run<W>(m, leaf, node, nmask, parent, leafkids, x, y, k, lane);
+        x += r, y += r, k += r;
+        if (r < 32) break;
+      }
+    }
     if (hand_to_serial((a + q) / 2, m, k, run)) {  // warp-uniform
-      if (lane == 0) serial_tree<W>(m, leaf, node, nmask, parent, leafkids, x, y, k);
+      serial_rest();
       break;
     }
   }
@@ -340,9 +298,10 @@ __device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, ui
   }
   if (uniform_warp_index() == 0) {  // (warp-uniform to the compiler: no convergence tests in the tree)
     if (narrow)
-      warp_tree<uint32_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, reinterpret_cast<uint32_t*>(mw), mt, serial_all);
+      warp_tree<uint32_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, reinterpret_cast<uint32_t*>(mw), mt, serial_all,
+                          g.run_after);
     else
-      warp_tree<uint64_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, mw, mt, serial_all);
+      warp_tree<uint64_t>(m, g.leaf, g.node, nmask, g.parent, g.leafkids, mw, mt, serial_all, g.run_after);
   }
   __syncthreads();
   depth_by_jumping<NT, (kWarpTreeMax + NT - 1) / NT>(m, g.parent, g.depth);
@@ -362,7 +321,7 @@ __device__ void warp_tree_block(const ClArgs& g, uint32_t nmask, bool narrow, ui
 // or a slot stays empty.
 template <class W = uint64_t>
 std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& keys_desc, ClTrace& tr,
-                                                    uint32_t serial_all = kSerialAll) {
+                                                    uint32_t serial_all = kSerialAll, uint32_t run_after = kRunAfter) {
   std::array<uint32_t, kMaxDepth + 1> bl{};
   const uint32_t m = static_cast<uint32_t>(keys_desc.size());
   tr = ClTrace{};
@@ -390,11 +349,17 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
     return r;
   };
   uint32_t x = 0, y = 0, k = 0, phase = 0, run = 0;
-  if (m <= serial_all) {
-    serial_tree<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), 0, 0, 0);
-    tr.serial_from = 0;
+  auto serial_rest = [&]() {  // warp_tree's serial_rest
+    tr.run_merges += serial_tree_with_runs<W>(
+        m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k, run_after,
+        [&](uint32_t rx, uint32_t ry, uint32_t rk) {
+          return leaf_node_run_host<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), rx,
+                                       ry, rk);
+        });
+    tr.serial_from = k;
     k = m - 1;
-  }
+  };
+  if (m <= serial_all) serial_rest();
   while (k + 1 < m) {
     const uint32_t na = m - x, nq = k - y;
     const W t = heads_threshold<W>(na, nq, na > 0 ? leaf(x) : 0, na > 1 ? leaf(x + 1) : 0, nq > 0 ? node(y) : 0,
@@ -427,6 +392,7 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       else --q;
     }
     const uint32_t xe = x + a, ye = y + q;
+    bool mixed = false;
     while (x < xe || y < ye) {
       const uint32_t nav = min_u32(32, xe - x), nbv = min_u32(32, ye - y), nout = min_u32(32, xe - x + ye - y);
       W av[32], bv[32], mw[32];
@@ -449,15 +415,23 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       for (uint32_t o = 0; o + 1 < nout; o += 2) {
         node64[k + o / 2] = sat_add_w<W>(mw[o], mw[o + 1]);
         tr.leafkids[k + o / 2] = static_cast<uint8_t>(mt[o] + mt[o + 1]);
+        mixed = mixed || mt[o] + mt[o + 1] != 1;
       }
       x += ca;
       y += nout - ca;
       k += nout / 2;
     }
     ++phase;
+    if (!mixed && (a + q) / 2 >= kRunPairs && run_after != kNoRuns) {
+      while (k + 1 < m) {
+        const uint32_t r =
+            leaf_node_run_host<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
+        x += r, y += r, k += r, tr.run_merges += r;
+        if (r < 32) break;
+      }
+    }
     if (hand_to_serial((a + q) / 2, m, k, run)) {
-      serial_tree<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
-      tr.serial_from = k;
+      serial_rest();
       break;
     }
   }
