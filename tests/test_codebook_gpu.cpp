@@ -246,6 +246,34 @@ TEST(GpuCodebook, SortNetworkMatchesCpu) {
   cuda::set_codebook_sort_network(true);
 }
 
+// Few present symbols of a wide alphabet (the cluster kernel's one-warp tree,
+// codebook_kernel.cuh): up to 1,024 present among 8,193 to 65,536, scattered
+// or packed at either end, counts small, above 2^32 and near 2^64 (64-bit and
+// 32-bit weights), and 1,025 present (the tiles again).
+TEST(GpuCodebook, FewSymbolsOfAWideAlphabet) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 30;
+  std::printf("GpuCodebook.FewSymbolsOfAWideAlphabet seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  for (int it = 0; it < 120 && !HasFatalFailure(); ++it) {
+    const uint32_t cap = it % 4 ? 8193 + static_cast<uint32_t>(rng() % (65536 - 8192)) : 65536;
+    const uint32_t present = it % 10 == 9 ? cl::kWarpTreeMax + 1 : 1 + static_cast<uint32_t>(rng() % cl::kWarpTreeMax);
+    const int kind = it % kKinds;
+    const Histogram shape = make_histogram(rng, kind, present);
+    Histogram h(cap, 0);
+    const uint32_t where = it % 3;  // scattered, the first symbols, the last symbols
+    for (uint32_t i = 0; i < present; ++i) {
+      const uint64_t c = std::max<uint64_t>(shape[i], 1);
+      const uint32_t s = where == 0 ? static_cast<uint32_t>(rng() % cap) : where == 1 ? i : cap - 1 - i;
+      const uint64_t most = ~uint64_t{0} / (2 * present);  // totals below 2^63: the CPU's domain
+      h[s] = it % 7 == 3 && c <= most >> 20 ? c << 20 : it % 7 == 5 ? most - rng() % 1000 : std::min(c, most);
+    }
+    compare_case(gpu, h, it % 5 == 0 ? 24 : 0,
+                 "case " + std::to_string(it) + " " + kKindNames[kind] + " present " + std::to_string(present));
+  }
+}
+
 // No host synchronisation or host round trip: the builder captures into a graph.
 TEST(GpuCodebook, CapturesIntoAGraph) {
   REQUIRE_GPU();
@@ -320,7 +348,7 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
   cudaGraphDestroy(graph);
   const std::vector<uint64_t> desc = keys_desc(h);
   cl::ClTrace tr;
-  if (cap <= 8192 && desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all, run_after);
+  if (desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all, run_after);
   else if (cap <= 8192) cl::generate_cl_host(desc, 1024, 4, &tr);
   else cl::generate_cl_host(desc, 1024, 4, 8192, 16384, &tr);
   const uint32_t serial = tr.serial_from == ~0u ? 0 : static_cast<uint32_t>(desc.size()) - 1 - tr.serial_from;
@@ -405,6 +433,12 @@ TEST(GpuCodebook, Timing) {
       time_codebook(gpu, few, ("59-skewed" + a).c_str(), cl::kSerialAll, after);
     }
     cuda::set_codebook_leaf_node_runs(cl::kRunAfter);
+  }
+  {  // a u16 device pipeline's codebook (65,536-symbol capacity) over the 1,024 bins quant1024 uses
+    Histogram wide(65536, 0);
+    const Histogram narrow = timing_histogram(1024);
+    std::copy(narrow.begin(), narrow.end(), wide.begin());
+    time_codebook(gpu, wide, "1024-of-64K");
   }
   Histogram random;  // the 65,536-symbol one, timed again below
   for (uint32_t cap : {256u, 65536u}) {  // harder shapes: uniform random counts, and every count equal

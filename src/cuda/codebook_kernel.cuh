@@ -273,8 +273,35 @@ __global__ void __launch_bounds__(NT, 1)
   if (peers.rank == 0) {
     if (!error) {
       if constexpr (kCluster) {
-        generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls, copy_ranks);
-        ranks_copied = m > 1;  // generate_cl_block ran its tiles
+        if (m <= kWarpTreeMax) {
+          // Few present symbols of a wide alphabet (a u16 pipeline's 65,536-symbol
+          // codebook over 1,024 quantization bins): all of them are among block
+          // 0's ranks, so the one-warp tree of the resident kernels builds the
+          // tree (warp_tree.hpp: 93.6 k -> ~50 k cycles for quant1024's bins),
+          // on the leaves reversed in place, its node ring and arrays in the
+          // streaming rings' space. Stage 4 then reads block 0's ranks from
+          // global memory (ranks_copied stays false).
+          uint64_t sum = 0;
+          for (uint32_t i = tid; i < m; i += NT) sum = sat_add(sum, keys[i]);
+          for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
+          if (lane == 0 && sum)
+            atomicAdd(&s_total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
+          for (uint32_t i = tid; i < m / 2; i += NT) {
+            const uint64_t a = keys[i], b = keys[m - 1 - i];
+            keys[i] = b, keys[m - 1 - i] = a;
+          }
+          __syncthreads();
+          static_assert(L::R >= kWarpTreeMax && 8 * L::T >= 4 * kWarpTreeMax, "the one-warp tree's arrays fit");
+          g.leaf = keys;
+          g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+          g.parent = reinterpret_cast<uint16_t*>(smem + L::bx);
+          g.leafkids = smem + L::bx + 2 * kWarpTreeMax;
+          g.depth = smem + L::bx + 3 * kWarpTreeMax;
+          warp_tree_block<NT>(g, kWarpTreeMax - 1, s_total < (uint64_t{1} << 32), serial_all, cls);
+        } else {
+          generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls, copy_ranks);
+          ranks_copied = m > 1;  // generate_cl_block ran its tiles
+        }
       } else if (m <= kWarpTreeMax) {
         warp_tree_block<NT>(g, L::R - 1, s_total < (uint64_t{1} << 32), serial_all, cls);
       } else if constexpr (S > kWarpTreeMax) {
