@@ -312,6 +312,24 @@ TEST(GenerateCl, WarpTreeEdgeShapes) {
   }
 }
 
+// The length of a rank by probes (the cluster kernel's stage 5) equals the
+// binary search, on every rank of random length counts of 1 to 24 lengths.
+TEST(GenerateCl, LengthOfRankByProbes) {
+  const uint64_t seed = test::base_seed() + 31;
+  std::printf("GenerateCl.LengthOfRankByProbes seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  uint64_t checked = 0;
+  for (int it = 0; it < 2000; ++it) {
+    uint32_t bound[cl::kSlots] = {};
+    const uint32_t top = 1 + static_cast<uint32_t>(rng() % cl::kMaxLen);
+    for (uint32_t l = 1; l < cl::kSlots; ++l)
+      bound[l] = bound[l - 1] + (l <= top && rng() % 3 ? static_cast<uint32_t>(rng() % (it % 2 ? 5 : 3000)) : 0);
+    for (uint32_t r = 0; r <= bound[cl::kMaxLen] + 2; ++r, ++checked)
+      ASSERT_EQ(cl::len_of_rank_probes(bound, r), cl::len_of_rank(bound, r)) << "case " << it << " rank " << r;
+  }
+  EXPECT_GT(checked, 100000u);
+}
+
 TEST(GenerateCl, PhaseCountsStaySmall) {
   std::mt19937_64 rng(test::base_seed() + 12);
   uint32_t worst = 0;

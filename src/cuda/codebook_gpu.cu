@@ -153,7 +153,7 @@ void allow_smem() {
 
 // Carving of the temporary storage (cluster kernel), 256-byte aligned pieces.
 struct TempLayout {
-  std::size_t keys, ranked, inner, parent, total;
+  std::size_t keys, ranked, inner, parent, rank_of, total;
 };
 
 TempLayout temp_layout(uint32_t cap) {
@@ -163,6 +163,7 @@ TempLayout temp_layout(uint32_t cap) {
   L.ranked = take(2 * std::size_t{cap});
   L.inner = take(8 * std::size_t{cap});
   L.parent = take(2 * std::size_t{cap});
+  L.rank_of = take(2 * std::size_t{cap});
   return L;
 }
 
@@ -221,7 +222,8 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
                " bytes is smaller than the ", L.total, " needed");
   unsigned char* t = static_cast<unsigned char*>(d_temp);
   const Temp tmp{reinterpret_cast<uint64_t*>(t + L.keys), reinterpret_cast<uint16_t*>(t + L.ranked),
-                 reinterpret_cast<uint64_t*>(t + L.inner), reinterpret_cast<uint16_t*>(t + L.parent)};
+                 reinterpret_cast<uint64_t*>(t + L.inner), reinterpret_cast<uint16_t*>(t + L.parent),
+                 reinterpret_cast<uint16_t*>(t + L.rank_of)};
   allow_smem<1024, 8, true>();
   const uint32_t blocks = (cap + kBlockCapacity - 1) / kBlockCapacity;
   cudaLaunchConfig_t cfg{};

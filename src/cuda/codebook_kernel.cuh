@@ -310,6 +310,17 @@ __global__ void __launch_bounds__(NT, 1)
     }
     stamp(stamps, 4);
     plan_candidates(m, fixed_limit, error, cls, plan);
+  } else if constexpr (kCluster) {
+    // While block 0 builds the tree, the other blocks invert the sort: each
+    // symbol's rank, by symbol (tmp.rank_of; their own ranks from shared
+    // memory, block 0's shared among them from global memory). Stage 5 then
+    // finds a symbol's length from its rank where the cluster scattered
+    // every length to its symbol's block (~12 k cycles at 65,536 random
+    // counts) and waited for it.
+    for (uint32_t i = tid; i < S; i += NT)
+      if (bS + i < cap) tmp.rank_of[vals[i]] = static_cast<uint16_t>(bS + i);
+    for (uint32_t i = (peers.rank - 1) * NT + tid; i < S && i < cap; i += (peers.count - 1) * NT)
+      tmp.rank_of[tmp.ranked[i]] = static_cast<uint16_t>(i);
   }
   if constexpr (kCluster) __pipeline_wait_prior(0);  // the ranks' copies (the barrier below publishes them)
   peers.sync();
@@ -320,6 +331,14 @@ __global__ void __launch_bounds__(NT, 1)
     __syncthreads();
   }
   stamp(stamps, 5);
+  uint16_t* rank_sh = reinterpret_cast<uint16_t*>(smem + L::rank_sh);
+  if constexpr (kCluster) {  // this block's symbols' ranks, for stage 5, loading while stage 4 works
+    const uint32_t pieces = min_u32(S / 8, (cap - bS + 7) / 8);  // (2 * cap is rounded up to 256 bytes)
+    for (uint32_t i = tid; i < pieces; i += NT)
+      __pipeline_memcpy_async(reinterpret_cast<uint4*>(rank_sh) + i,
+                              reinterpret_cast<const uint4*>(tmp.rank_of + bS) + i, 16);
+    __pipeline_commit();
+  }
 
   // 4. Per rank: every candidate's lengths and coded bits; the choice; lengths to their symbols' blocks.
   const uint32_t r0 = bS + tid * ITEMS;
@@ -385,16 +404,17 @@ __global__ void __launch_bounds__(NT, 1)
     s_choice = c;
     s_maxlen = longest;
   }
+  if constexpr (kCluster) __pipeline_wait_prior(0);  // the ranks (the barrier publishes them)
   __syncthreads();
   stamp(stamps, 9);
   uint8_t* lens = smem + L::lens;
-  {
+  if constexpr (!kCluster) {  // (the cluster: from each symbol's rank, stage 5)
     const uint32_t shift = 5 * s_choice;
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
-      if (r0 + j < cap) peers.at(lens, sym[j] / S)[sym[j] % S] = static_cast<uint8_t>((packed[j] >> shift) & 31u);
+      if (r0 + j < cap) lens[sym[j]] = static_cast<uint8_t>((packed[j] >> shift) & 31u);
+    __syncthreads();
   }
-  peers.sync();
   stamp(stamps, 6);
 
   // 5. Per symbol (tile j: symbols bS + j*NT + tid): lengths out, codes per
@@ -408,7 +428,11 @@ __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t i = j * NT + tid, s = bS + i;
-    len[j] = s < cap ? lens[i] : 0;
+    if constexpr (kCluster) {  // the chosen candidate's length of the symbol's rank (as stage 4 gave its rank)
+      len[j] = s < cap && plan.valid[s_choice] ? len_of_rank_probes(plan.bound[s_choice], rank_sh[i]) : 0;
+    } else {
+      len[j] = s < cap ? lens[i] : 0;
+    }
     if (s < cap) out.lengths[s] = static_cast<uint8_t>(len[j]);
     const uint32_t same = __match_any_sync(kFull, len[j]);  // few distinct lengths: MATCH.ANY is fast here
     before[j] = __popc(same & lt);

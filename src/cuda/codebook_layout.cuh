@@ -45,6 +45,7 @@ struct Temp {
   uint16_t* ranked;  // symbol of each rank
   uint64_t* inner;   // node weights
   uint16_t* parent;  // parent per node
+  uint16_t* rank_of; // rank of each symbol (the sort's inverse)
 };
 
 constexpr std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
@@ -80,8 +81,14 @@ struct Smem {
                                fields = align16(gf + 4 * 2 * NW * ITEMS),
                                fields_words = staged_fields ? S * 5 / 32 + 2 : 0,
                                post_end = fields + 4 * fields_words;
+  // cluster, stages 4 and 5: this block's symbols' ranks (tmp.rank_of, copied
+  // by cp.async while stage 4 runs), where the sort's counters were: above
+  // the post stage's arrays, below block 0's ranks copied back
+  static constexpr std::size_t rank_sh = wcnt;
   static constexpr std::size_t total =
       max_sz(max_sz(sort_end, cl_end), max_sz(depth_end, post_end));
+  static_assert(!kCluster || (post_end <= rank_sh && rank_sh + 2 * S <= rank_keys && rank_sh % 16 == 0),
+                "the ranks' copy overlaps a live array");
   static_assert(kCluster || R * 4 >= S * 3, "resident node ring too small");
   static_assert(!kCluster || LR >= 2 * T, "leaf ring too small");
 };

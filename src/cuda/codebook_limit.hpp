@@ -115,6 +115,18 @@ VLEC_HD inline uint32_t len_of_rank(const uint32_t* bound, uint32_t r) {
   return lo;
 }
 
+// len_of_rank by five probes (16, 8, 4, 2, 1: the largest l with bound[l] <=
+// r, bound[0] being 0) and no data-dependent loop, so that a thread's
+// independent ranks interleave (the cluster kernel's stage 5: eight random
+// ranks a thread).
+VLEC_HD inline uint32_t len_of_rank_probes(const uint32_t* bound, uint32_t r) {
+  uint32_t l = 0;
+#pragma unroll
+  for (uint32_t step = 16; step >= 1; step >>= 1)
+    if (l + step <= kMaxLen && bound[l + step] <= r) l += step;
+  return l < kMaxLen ? l + 1 : 0;
+}
+
 // Lengths of ranks r0..r0+N-1 (consecutive, so non-decreasing): two searches,
 // then a walk only where a length boundary falls inside the run.
 template <uint32_t N>
