@@ -1,8 +1,9 @@
 // tests/codebook_test_util.hpp: what the codebook tests on the CPU
 // (test_generate_cl.cpp, the GPU's steps emulated) and on the GPU
 // (test_codebook_gpu.cpp) share: histograms shaped like real and adversarial
-// counts, the CPU's codebook in the device's output form, the comparison, and
-// the length limits worth trying for a histogram.
+// counts, the CPU's codebook in the device's output form, the comparison, the
+// length limits worth trying for a histogram, and the two-queue tree kept
+// node by node.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -151,6 +152,49 @@ inline std::vector<unsigned> limits_for(std::mt19937_64& rng, const Histogram& h
   if (need > 1 && rng() % 4 == 0) out.push_back(need - 1);  // too short: the CPU throws, the GPU reports info[0] == 0
   for (unsigned& l : out) l = std::min(l, huffman::kMaxCodeLength);
   return out;
+}
+
+// ---- trees -------------------------------------------------------------------
+
+// The two-queue loop of huffman_length_counts, keeping its tree.
+struct TwoQueueTree {
+  std::vector<uint16_t> parent;
+  std::vector<uint8_t> leafkids;
+  std::vector<uint64_t> inner_w;
+};
+inline TwoQueueTree two_queue_tree(const std::vector<uint64_t>& desc) {
+  const std::size_t m = desc.size();
+  TwoQueueTree t;
+  if (m < 2) return t;
+  std::vector<uint64_t> leaf(desc.rbegin(), desc.rend());
+  t.parent.assign(m - 1, 0xFFFF);
+  t.leafkids.assign(m - 1, 0);
+  t.inner_w.assign(m - 1, 0);
+  std::size_t li = 0, ii = 0;
+  for (std::size_t k = 0; k + 1 < m; ++k) {
+    uint64_t sum = 0;
+    for (int pick = 0; pick < 2; ++pick) {
+      if (li < m && (ii >= k || leaf[li] <= t.inner_w[ii])) {
+        sum += leaf[li++];
+        ++t.leafkids[k];
+      } else {
+        sum += t.inner_w[ii];
+        t.parent[ii++] = static_cast<uint16_t>(k);
+      }
+    }
+    t.inner_w[k] = sum;
+  }
+  return t;
+}
+
+// Whether the counts total below 2^32 (the warp tree then runs in 32-bit weights).
+inline bool total_below_2_32(const std::vector<uint64_t>& counts) {
+  uint64_t total = 0;
+  for (uint64_t c : counts) {
+    if (c >= (uint64_t{1} << 32) - total) return false;
+    total += c;
+  }
+  return true;
 }
 
 }  // namespace vlec::codebook_test

@@ -12,24 +12,29 @@
 //      (and, in one block, whether the counts total below 2^32).
 //   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
 //      [bS, bS + S) (keys and symbols).
-//   3. the tree on block 0: warp_tree_block (resident, m <= kWarpTreeMax) or
+//   3. the tree on block 0: warp_tree_block (m <= kWarpTreeMax, in a
+//      cluster too: every present symbol is among block 0's ranks) or
 //      generate_cl (generate_cl.hpp): resident layout (the leaves are the
 //      sorted keys, reversed in place) for one block, streaming layout
 //      (sorted keys through global memory, node weights and parents in
 //      global memory, parents copied back for the depths' bounds) for a
-//      cluster. Then bl_count, and the three candidates' limited counts.
+//      cluster. Then bl_count, and the three candidates' limited counts
+//      (codebook_plan.cuh). Meanwhile a cluster's other blocks invert the
+//      sort (each symbol's rank, tmp.rank_of).
 //   4. per rank: each candidate's length and coded bits; every block sums
-//      every block's bits and picks the same candidate; lengths scattered to
-//      the blocks that own the symbols.
-//   5. per symbol: lengths out; per length, codes before each warp (a scan
+//      every block's bits and picks the same candidate; one block scatters
+//      the lengths to its symbols (a cluster's blocks copy their symbols'
+//      ranks in by cp.async instead).
+//   5. per symbol: lengths out (a cluster's from the symbol's rank); per
+//      length, codes before each warp (a scan
 //      over ITEMS x warps, then over the blocks before); canonical codes,
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
-// Resources (ptxas, sm_90, CUDA 13): <256,1> 55 registers, <256,4> 71,
-// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 100
-// bytes of spills (keys held across a sort pass's cluster barrier). Shared memory:
-// 12.6 / 22 / 176 / 224 KiB dynamic + 3.0 KiB static (2.7 in the cluster
-// kernel: its 224 KiB leave 3 KiB of the 227 KiB a block may have).
+// Resources (ptxas, sm_90, CUDA 13): <256,1> 54 registers, <256,4> 64,
+// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 104
+// bytes of spills (keys held across a sort pass's cluster barrier). Shared
+// memory: 12.6 / 22 / 176 / 224 KiB dynamic + 2.1 KiB static (the cluster
+// kernel's 224 KiB leave ~0.9 KiB of the 227 KiB a block may have).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -37,6 +42,7 @@
 
 #include "cuda/codebook_gpu.hpp"
 #include "cuda/codebook_layout.cuh"
+#include "cuda/codebook_plan.cuh"
 #include "cuda/codebook_sort.cuh"
 #include "cuda/generate_cl.hpp"
 #include "cuda/warp_index.cuh"
@@ -45,73 +51,6 @@
 namespace vlec::cuda {
 
 namespace {
-
-// ---- the plan -----------------------------------------------------------------
-
-// The limiter's counts in one warp's registers, lane l holding c[l]
-// (limit_excess_counts in codebook_limit.hpp): every lane runs the same loop.
-struct WarpCounts {
-  uint64_t& mine;
-  uint32_t lane;
-  __device__ uint32_t deepest_nonzero(uint32_t d) const {
-    const uint32_t m = __ballot_sync(kFull, lane >= 1 && lane <= d && mine != 0);
-    return m ? 31 - __clz(m) : 0;
-  }
-  __device__ uint64_t get(uint32_t d) const { return __shfl_sync(kFull, mine, d); }
-  __device__ void add(uint32_t d, uint64_t delta) {
-    if (lane == d) mine += delta;
-  }
-};
-
-// Warp c (0..3): candidate c's limited length counts, lane l for length l
-// (the sums over lengths by shuffles; the Kraft loop, when codes exceed the
-// limit by more than they can absorb at it, on the warp's registers too).
-// bound[l] = codes of length <= l, by a warp scan.
-__device__ void plan_candidates(uint32_t m, uint32_t fixed_limit, bool error, const ClShared& cls, Plan& p) {
-  const uint32_t tid = threadIdx.x, c = uniform_warp_index(), lane = tid & 31;
-  const uint32_t ncand = fixed_limit ? 1 : kCandidates;
-  if (c < kCandidates) {
-    const uint32_t L = fixed_limit ? fixed_limit : auto_limit(c);
-    const bool valid = !error && c < ncand && (uint64_t{1} << L) >= m;
-    const uint32_t longest = valid ? cls.longest : 0, top = min_u32(longest, L);
-    uint64_t cnt = lane >= 1 && lane <= top ? cls.bl[lane] : 0;
-    if (longest > L) {  // warp-uniform
-      uint64_t over = 0;
-      for (uint32_t l = L + 1 + lane; l <= longest; l += 32) over += cls.bl[l];
-      over = warp_sum64(over);
-      if (lane == L) cnt += over;
-      const uint64_t kraft = warp_sum64(lane >= 1 && lane <= L ? cnt << (L - lane) : 0);
-      if (kraft > (uint64_t{1} << L)) {  // warp-uniform
-        WarpCounts wc{cnt, lane};
-        limit_excess_counts(wc, L, kraft - (uint64_t{1} << L));
-      }
-    }
-    const uint32_t bound = warp_incl_scan(lane < kSlots ? static_cast<uint32_t>(cnt) : 0, lane);
-    if (lane < kSlots) p.bound[c][lane] = bound;
-    if (lane == 0) p.valid[c] = valid;
-  }
-  if (tid == 0) p.m = m, p.error = error, p.ncand = ncand;
-}
-
-// value (width bits) at bit `bit` of a zeroed word array (shared memory: the
-// block's staged fields).
-__device__ __forceinline__ void or_bits(uint32_t* words, uint32_t bit, uint32_t value, uint32_t width) {
-  const uint32_t w = bit >> 5, o = bit & 31;
-  atomicOr(&words[w], value << o);
-  if (o + width > 32) atomicOr(&words[w + 1], value >> (32 - o));
-}
-
-__device__ void write_header(const DeviceCodebookOut& out, bool error, uint32_t n, uint32_t max_length,
-                             uint32_t present_groups, uint32_t m) {
-  uint32_t* w = reinterpret_cast<uint32_t*>(out.serialized);
-  const uint32_t L = error || n == 0 ? 0 : max_length, fbits = field_bits(L);
-  w[0] = error ? 0 : n;
-  w[1] = L ? (L | fbits << 8) : 0;
-  out.info[0] = error ? 0 : serialized_bytes(n, present_groups, fbits);
-  out.info[1] = L;
-  out.info[2] = error ? 0 : n;
-  out.info[3] = m;
-}
 
 // ---- the kernel ---------------------------------------------------------------
 
