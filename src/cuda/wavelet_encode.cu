@@ -130,8 +130,7 @@ WaveletEncodeRun::WaveletEncodeRun(const void* d_samples, const WaveletImage& im
       L_(L),
       threads_(resolve_threads(o.threads, ~std::size_t{0})),
       status_(reinterpret_cast<uint64_t*>(t_ + L.status)),
-      sb_(L.shape, h.levels),
-      candidates_(sb_, im.planes) {}
+      sb_(L.shape, h.levels) {}
 
 // 1. Checksum, planes, transform, statistics; the shift rule of every group
 // the writer may form, on the GPU (waits 1 and 2).
@@ -238,7 +237,8 @@ void WaveletEncodeRun::statistics() {
   encode_phase(wg::kStatsEnqueued, stream);
   // Every group the writer may form and its boxes' slots depend on the
   // shape alone: found while the GPU works, not after wait 1.
-  candidates_.resolve_slots([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); });
+  candidates_.emplace(sb_, im_.planes);
+  candidates_->resolve_slots([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); });
   reads.wait(stream);  // wait 1
   encode_phase(wg::kStatsRead, stream);
   for (unsigned p = 0; p < im_.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
@@ -246,10 +246,10 @@ void WaveletEncodeRun::statistics() {
                  " reported sample ", st[kStatusDwt + p], " out of range");
   // The shift rule of every group the writer may form, on the GPU.
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
-  candidates_.enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
+  candidates_->enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
                      reinterpret_cast<uint32_t*>(t + L.parts_at), tops, hist, t + L.scratch, L.scratch_bytes, results,
                      writes_, stream);
-  reads.add(host_results_, results, candidates_.candidates());
+  reads.add(host_results_, results, candidates_->candidates());
   encode_phase(wg::kShiftsEnqueued, stream);
   reads.wait(stream);  // wait 2
   encode_phase(wg::kShiftsRead, stream);
@@ -262,7 +262,7 @@ void WaveletEncodeRun::decide() {
   uint8_t* const t = t_;
   plan_ = wavelet::plan_encode(
       sb_, im_.planes, 1, {},
-      [&](unsigned p, const std::vector<Box>& boxes) { return candidates_.stats(p, boxes, host_results_); },
+      [&](unsigned p, const std::vector<Box>& boxes) { return candidates_->stats(p, boxes, host_results_); },
       /*unions=*/true);
   const std::size_t G = G_ = plan_.specs.size();
   SAFETY_CHECK(G <= L.max_groups, ErrorCode::cuda_error, "wavelet plan of ", G, " groups is above the bound ",

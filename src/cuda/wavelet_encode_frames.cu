@@ -92,12 +92,12 @@ void WaveletEncodeRun::symbols() {
       if (counts_[g] == 0) continue;
       unsigned long long* out = group_hist + g * std::size_t{wg::kHistBins};
       hist_jobs.push_back(
-          candidates_.histogram_job(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]), shifts_[g], out));
+          candidates_->histogram_job(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]), shifts_[g], out));
       SAFETY_CHECK(hist_jobs.back().alphabet == alphabet_of(g), ErrorCode::cuda_error, "wavelet group ", g,
                    ": its histogram's alphabet differs from its statistics'");
       given_hist_[g] = reinterpret_cast<const uint64_t*>(out);
     }
-    candidates_.enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
+    candidates_->enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
                                    t + L.scratch, writes_, stream);
   }
   const cudaEvent_t histograms_done = events_.record(stream);
