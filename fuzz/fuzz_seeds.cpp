@@ -35,21 +35,10 @@ void put(const std::string& name, const Bytes& b) {
   std::printf("%-48s %6zu bytes\n", name.c_str(), b.size());
 }
 
-Bytes convert(const Bytes& in, unsigned from, unsigned to) {
-  const std::size_t n = in.size() / from;
-  Bytes out(n * to, 0);
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(out.data() + i * to, in.data() + i * from, std::min(from, to));
-  return out;
-}
+Bytes convert(const Bytes& in, unsigned from, unsigned to) { return gen::convert_width(in, from, to); }
 
-// `elements` elements of type t from generator `name` (as tests/test_util.hpp's sample()).
 Bytes sample(const std::string& name, std::size_t elements, DType t, uint64_t seed) {
-  unsigned gw = 1;
-  for (const gen::GeneratorInfo& g : gen::generators())
-    if (g.name == name) gw = static_cast<unsigned>(dtype_bytes(g.dtype));
-  Bytes data = gen::make(name, elements * gw, seed).bytes;
-  data.resize(elements * gw);
-  return convert(data, gw, static_cast<unsigned>(dtype_bytes(t)));
+  return gen::make_elements(name, elements, t, seed);
 }
 
 struct Spec {

@@ -49,32 +49,13 @@ inline std::vector<uint8_t> cpu_frame(const std::vector<uint8_t>& data, DType t,
 // Widen or narrow little-endian elements from one width to another (values are
 // zero-extended or truncated), so one generator feeds every element type.
 inline std::vector<uint8_t> convert(const std::vector<uint8_t>& in, unsigned from, unsigned to) {
-  const std::size_t n = in.size() / from;
-  std::vector<uint8_t> out(n * to, 0);
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(out.data() + i * to, in.data() + i * from, from < to ? from : to);
-  return out;
+  return gen::convert_width(in, from, to);
 }
 
-inline DType generator_dtype(const std::string& name) {
-  for (const gen::GeneratorInfo& g : gen::generators())
-    if (g.name == name) return g.dtype;
-  ADD_FAILURE() << "unknown generator " << name;
-  return DType::u8;
-}
-
-// `elements` elements of type `t` from generator `name` with `seed`: the
-// generator's own elements converted to `t` (u16 codes stay below 65,536 as u32).
+// `elements` elements of type `t` from generator `name` with `seed`
+// (gen::make_elements: the generator's own elements converted to `t`).
 inline std::vector<uint8_t> sample(const std::string& name, std::size_t elements, DType t, uint64_t seed) {
-  const unsigned gw = static_cast<unsigned>(dtype_bytes(generator_dtype(name)));
-  std::size_t bytes = elements * gw;
-  if (name == "volume") {  // the volume is a cube: make one at least as large, then cut it
-    std::size_t side = 1;
-    while (side * side * side < elements) ++side;
-    bytes = side * side * side;
-  }
-  std::vector<uint8_t> data = gen::make(name, bytes, seed).bytes;
-  data.resize(elements * gw);
-  return convert(data, gw, static_cast<unsigned>(dtype_bytes(t)));
+  return gen::make_elements(name, elements, t, seed);
 }
 
 }  // namespace vlec::test

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -386,6 +387,29 @@ Sample make(const std::string& name, size_t bytes, uint64_t seed) {
   if (name == "volume") return {name, DType::u8, make_volume(bytes, rng)};
   if (name == "uniform") return {name, DType::u8, make_uniform(bytes, rng)};
   throw std::invalid_argument("vlec::gen::make: unknown generator '" + name + "'");
+}
+
+std::vector<uint8_t> convert_width(const std::vector<uint8_t>& in, unsigned from, unsigned to) {
+  const size_t n = in.size() / from;
+  std::vector<uint8_t> out(n * to, 0);
+  for (size_t i = 0; i < n; ++i) std::memcpy(out.data() + i * to, in.data() + i * from, from < to ? from : to);
+  return out;
+}
+
+std::vector<uint8_t> make_elements(const std::string& name, size_t elements, DType t, uint64_t seed) {
+  unsigned gw = 0;
+  for (const GeneratorInfo& g : generators())
+    if (g.name == name) gw = static_cast<unsigned>(dtype_bytes(g.dtype));
+  if (gw == 0) throw std::invalid_argument("vlec::gen::make_elements: unknown generator '" + name + "'");
+  size_t bytes = elements * gw;
+  if (name == "volume") {  // the volume is a cube: make one at least as large, then cut it
+    size_t side = 1;
+    while (side * side * side < elements) ++side;
+    bytes = side * side * side;
+  }
+  std::vector<uint8_t> data = make(name, bytes, seed).bytes;
+  data.resize(elements * gw);
+  return convert_width(data, gw, static_cast<unsigned>(dtype_bytes(t)));
 }
 
 }  // namespace vlec::gen

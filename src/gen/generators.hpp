@@ -39,4 +39,15 @@ const std::vector<GeneratorInfo>& generators();
 // unknown name. Thread-safe: no global mutable state.
 Sample make(const std::string& name, size_t bytes, uint64_t seed);
 
+// Little-endian elements of `from` bytes widened or narrowed to `to` bytes
+// (zero-extended or truncated), so that one generator feeds every element type.
+std::vector<uint8_t> convert_width(const std::vector<uint8_t>& in, unsigned from, unsigned to);
+
+// `elements` elements of type `t` from generator `name` with `seed`: the
+// generator's own elements converted to `t` (u16 codes stay below 65,536 as
+// u32); the volume's cube is made at least that large, then cut. What the
+// tests, the fuzz seeds and the benchmarks feed the codecs. Throws
+// std::invalid_argument for an unknown name.
+std::vector<uint8_t> make_elements(const std::string& name, size_t elements, vlec::DType t, uint64_t seed);
+
 }  // namespace vlec::gen
