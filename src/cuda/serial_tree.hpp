@@ -20,7 +20,7 @@
 // The tree is the two-queue loop's node for node: a run stores only merges
 // the loop would make, in its order, with its sums (saturating sums are
 // associative, so the scan's order of additions does not matter).
-// tests/test_generate_cl.cpp replays it lane by lane (leaf_node_run_host).
+// tests/test_leaf_node_runs.cpp replays it lane by lane (leaf_node_run_host).
 #pragma once
 
 #include <cstdint>
