@@ -54,6 +54,24 @@ namespace {
 
 // ---- the kernel ---------------------------------------------------------------
 
+// A warp's counts summed (saturating) and added to *total clamped to 2^32, so
+// that *total < 2^32 says whether the counts total below 2^32 (the one-warp
+// tree's 32-bit weights).
+__device__ __forceinline__ void add_warp_total(uint64_t sum, uint32_t lane, unsigned long long* total) {
+  for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
+  if (lane == 0 && sum) atomicAdd(total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
+}
+
+// keys[0..m) reversed in place by the block's NT threads (the sorted counts,
+// descending, become the leaves, increasing); the caller syncs after.
+template <int NT>
+__device__ __forceinline__ void reverse_keys(uint64_t* keys, uint32_t m) {
+  for (uint32_t i = threadIdx.x; i < m / 2; i += NT) {
+    const uint64_t a = keys[i], b = keys[m - 1 - i];
+    keys[i] = b, keys[m - 1 - i] = a;
+  }
+}
+
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
@@ -97,10 +115,7 @@ __global__ void __launch_bounds__(NT, 1)
   __syncthreads();
   mx = warp_max64(mx);
   for (int o = 16; o > 0; o >>= 1) nz += __shfl_xor_sync(kFull, nz, o);
-  if constexpr (!kCluster) {  // the total, clamped to 2^32 a warp: is it below 2^32 (warp_tree_block)?
-    for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
-    if (lane == 0 && sum) atomicAdd(&s_total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
-  }
+  if constexpr (!kCluster) add_warp_total(sum, lane, &s_total);  // is the total below 2^32 (warp_tree_block)?
   if (lane == 0) {
     if (mx) atomicMax(&s_max, static_cast<unsigned long long>(mx));
     if (nz) atomicAdd(&s_nz, nz);
@@ -183,10 +198,7 @@ __global__ void __launch_bounds__(NT, 1)
     g.parent = tmp.parent;
     g.parent_sh = reinterpret_cast<uint16_t*>(smem + L::parent_sh);
   } else {
-    for (uint32_t i = tid; i < m / 2; i += NT) {  // the leaves, increasing: keys reversed in place
-      const uint64_t a = keys[i], b = keys[m - 1 - i];
-      keys[i] = b, keys[m - 1 - i] = a;
-    }
+    reverse_keys<NT>(keys, m);  // the leaves, increasing
     __syncthreads();
     g.leaf = keys;
     g.node = reinterpret_cast<uint64_t*>(smem + L::node);
@@ -222,13 +234,8 @@ __global__ void __launch_bounds__(NT, 1)
           // global memory (ranks_copied stays false).
           uint64_t sum = 0;
           for (uint32_t i = tid; i < m; i += NT) sum = sat_add(sum, keys[i]);
-          for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
-          if (lane == 0 && sum)
-            atomicAdd(&s_total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
-          for (uint32_t i = tid; i < m / 2; i += NT) {
-            const uint64_t a = keys[i], b = keys[m - 1 - i];
-            keys[i] = b, keys[m - 1 - i] = a;
-          }
+          add_warp_total(sum, lane, &s_total);
+          reverse_keys<NT>(keys, m);
           __syncthreads();
           static_assert(L::R >= kWarpTreeMax && 8 * L::T >= 4 * kWarpTreeMax, "the one-warp tree's arrays fit");
           g.leaf = keys;

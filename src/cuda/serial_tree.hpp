@@ -126,11 +126,29 @@ VLEC_HD inline bool is_leaf_node_merge(bool has_l0, bool has_l1, bool has_n1, W 
   return l0 <= n0 ? !(has_l1 && l1 <= n0) : !(has_n1 && n1 < l0);
 }
 
+// A phase of the one-warp tree hands the tree to leaf-node runs (kRunPairs).
+VLEC_HD inline bool leaf_node_phase(bool mixed, uint32_t pairs, uint32_t run_after) {
+  return !mixed && pairs >= kRunPairs && run_after != kNoRuns;
+}
+
+// Leaf-node runs from state (x, y, k) while each takes a whole round of 32
+// merges; run(x, y, k) makes one run's merges and returns how many (0..32).
+// Advances the state; returns the merges made.
+template <class Run>
+VLEC_HD inline uint32_t runs_while_whole(uint32_t m, uint32_t& x, uint32_t& y, uint32_t& k, Run&& run) {
+  uint32_t made = 0;
+  while (k + 1 < m) {
+    const uint32_t r = run(x, y, k);
+    x += r, y += r, k += r, made += r;
+    if (r < 32) break;
+  }
+  return made;
+}
+
 // The serial loop with leaf-node runs: serial merges until kRunAfter (here
 // run_after) leaf-node merges in a row, then runs while they take whole
 // rounds, then the serial loop again from the merge that ended the run.
-// run(x, y, k) makes one run's merges and returns how many (0..32). Returns
-// the merges the runs made.
+// run as for runs_while_whole. Returns the merges the runs made.
 template <class W, class Run>
 VLEC_HD inline uint32_t serial_tree_with_runs(uint32_t m, const uint64_t* leaf, uint64_t* node, uint32_t nmask,
                                               uint16_t* parent, uint8_t* leafkids, uint32_t x, uint32_t y, uint32_t k,
@@ -138,11 +156,7 @@ VLEC_HD inline uint32_t serial_tree_with_runs(uint32_t m, const uint64_t* leaf, 
   uint32_t by_runs = 0;
   while (k + 1 < m) {
     serial_tree<W>(m, leaf, node, nmask, parent, leafkids, x, y, k, run_after);
-    while (k + 1 < m) {  // the loop stopped on a streak: at least one node waits (k > y)
-      const uint32_t r = run(x, y, k);
-      x += r, y += r, k += r, by_runs += r;
-      if (r < 32) break;
-    }
+    by_runs += runs_while_whole(m, x, y, k, run);  // (stopped on a streak: at least one node waits, k > y)
   }
   return by_runs;
 }

@@ -222,13 +222,10 @@ __device__ inline uint32_t warp_tree(uint32_t m, const uint64_t* leaf, uint64_t*
       k += nout / 2;
     }
     ++phase;
-    if (!mixed && (a + q) / 2 >= kRunPairs && run_after != kNoRuns) {  // a leaf-node phase: runs, while they last
-      while (k + 1 < m) {
-        const uint32_t r = leaf_node_run<W>(m, leaf, node, nmask, parent, leafkids, x, y, k, lane);
-        x += r, y += r, k += r;
-        if (r < 32) break;
-      }
-    }
+    if (leaf_node_phase(mixed, (a + q) / 2, run_after))  // runs, while they last
+      runs_while_whole(m, x, y, k, [&](uint32_t rx, uint32_t ry, uint32_t rk) {
+        return leaf_node_run<W>(m, leaf, node, nmask, parent, leafkids, rx, ry, rk, lane);
+      });
     if (hand_to_serial((a + q) / 2, m, k, run)) {  // warp-uniform
       serial_rest();
       break;
@@ -422,14 +419,11 @@ std::array<uint32_t, kMaxDepth + 1> warp_tree_host(const std::vector<uint64_t>& 
       k += nout / 2;
     }
     ++phase;
-    if (!mixed && (a + q) / 2 >= kRunPairs && run_after != kNoRuns) {
-      while (k + 1 < m) {
-        const uint32_t r =
-            leaf_node_run_host<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), x, y, k);
-        x += r, y += r, k += r, tr.run_merges += r;
-        if (r < 32) break;
-      }
-    }
+    if (leaf_node_phase(mixed, (a + q) / 2, run_after))
+      tr.run_merges += runs_while_whole(m, x, y, k, [&](uint32_t rx, uint32_t ry, uint32_t rk) {
+        return leaf_node_run_host<W>(m, leaf64.data(), node64.data(), ~0u, tr.parent.data(), tr.leafkids.data(), rx,
+                                     ry, rk);
+      });
     if (hand_to_serial((a + q) / 2, m, k, run)) {
       serial_rest();
       break;

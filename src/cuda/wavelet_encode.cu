@@ -44,19 +44,14 @@
 // (wavelet_encode_run.hpp): steps 1 and 2 here, 3 to 5 in
 // wavelet_encode_frames.cu.
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstring>
-#include <functional>
 #include <map>
-#include <string>
 #include <vector>
 
 #include "common/parallel.hpp"
 #include "common/safety.hpp"
 #include "cuda/backend.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/device_compress.hpp"
 #include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
@@ -64,14 +59,12 @@
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_layout.hpp"
 #include "cuda/wavelet_kernels.hpp"
-#include "cuda/wavelet_payload_copy.hpp"
 #include "cuda/wavelet_encode_run.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
 #include "dwt/dwt53.hpp"
 #include "vlec/device_dwt.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "vlec/vlec.hpp"
-#include "wavelet/coefficients.hpp"
 #include "wavelet/encode_plan.hpp"
 #include "wavelet/samples_checksum.hpp"
 
