@@ -256,9 +256,15 @@ TEST(GpuCodebook, FewSymbolsOfAWideAlphabet) {
   std::printf("GpuCodebook.FewSymbolsOfAWideAlphabet seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   GpuBuilder gpu;
-  for (int it = 0; it < 120 && !HasFatalFailure(); ++it) {
+  // Up to kWarpTreeMax present symbols whose counts lie below 2^48 are
+  // gathered into block 0 and sorted by the network (gather_present_to_block0);
+  // the last 40 cases take the cluster's radix sort instead.
+  for (int it = 0; it < 160 && !HasFatalFailure(); ++it) {
+    cuda::set_codebook_sort_network(it < 120);
     const uint32_t cap = it % 4 ? 8193 + static_cast<uint32_t>(rng() % (65536 - 8192)) : 65536;
-    const uint32_t present = it % 10 == 9 ? cl::kWarpTreeMax + 1 : 1 + static_cast<uint32_t>(rng() % cl::kWarpTreeMax);
+    const uint32_t present = it % 10 == 9   ? cl::kWarpTreeMax + 1
+                             : it % 10 == 8 ? cl::kWarpTreeMax
+                                            : 1 + static_cast<uint32_t>(rng() % cl::kWarpTreeMax);
     const int kind = it % kKinds;
     const Histogram shape = make_histogram(rng, kind, present);
     Histogram h(cap, 0);
@@ -270,8 +276,10 @@ TEST(GpuCodebook, FewSymbolsOfAWideAlphabet) {
       h[s] = it % 7 == 3 && c <= most >> 20 ? c << 20 : it % 7 == 5 ? most - rng() % 1000 : std::min(c, most);
     }
     compare_case(gpu, h, it % 5 == 0 ? 24 : 0,
-                 "case " + std::to_string(it) + " " + kKindNames[kind] + " present " + std::to_string(present));
+                 "case " + std::to_string(it) + " " + kKindNames[kind] + " present " + std::to_string(present) +
+                     (it < 120 ? "" : " radix sort"));
   }
+  cuda::set_codebook_sort_network(true);
 }
 
 // No host synchronisation or host round trip: the builder captures into a graph.
@@ -439,6 +447,9 @@ TEST(GpuCodebook, Timing) {
     const Histogram narrow = timing_histogram(1024);
     std::copy(narrow.begin(), narrow.end(), wide.begin());
     time_codebook(gpu, wide, "1024-of-64K");
+    cuda::set_codebook_sort_network(false);  // the cluster's radix sort of every symbol
+    time_codebook(gpu, wide, "1024-of-64K/rx");
+    cuda::set_codebook_sort_network(true);
   }
   Histogram random;  // the 65,536-symbol one, timed again below
   for (uint32_t cap : {256u, 65536u}) {  // harder shapes: uniform random counts, and every count equal

@@ -11,7 +11,9 @@
 //   1. counts into shared memory; cluster-wide largest count and present m
 //      (and, in one block, whether the counts total below 2^32).
 //   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
-//      [bS, bS + S) (keys and symbols).
+//      [bS, bS + S) (keys and symbols). Up to 256 symbols: a bitonic
+//      network; a cluster's at most 1,024 present symbols: gathered into
+//      block 0 and sorted there by the network (gather_present_to_block0).
 //   3. the tree on block 0: warp_tree_block (m <= kWarpTreeMax, in a
 //      cluster too: every present symbol is among block 0's ranks) or
 //      generate_cl (generate_cl.hpp): resident layout (the leaves are the
@@ -83,7 +85,7 @@ __global__ void __launch_bounds__(NT, 1)
   __shared__ ClShared cls;
   __shared__ Plan plan;
   __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
-  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n;
+  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n, s_before, s_fill;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
   uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
@@ -98,7 +100,7 @@ __global__ void __launch_bounds__(NT, 1)
   stamp(stamps, 0);
 
   // 1. Counts in symbol order; the largest count and the present symbols, cluster-wide.
-  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0;
+  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0, s_fill = 0;
   for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
   uint64_t mx = 0, sum = 0;
   uint32_t nz = 0;  // present symbols, + those of 2^32 or more << 16 (a block's: below 2^14 each)
@@ -123,15 +125,17 @@ __global__ void __launch_bounds__(NT, 1)
   peers.sync();
   if (tid == 0) {
     uint64_t all_max = 0;
-    uint32_t all_nz = 0, all_big = 0;
+    uint32_t all_nz = 0, all_big = 0, before = 0;
 #pragma unroll
     for (uint32_t b = 0; b < kPeerSlots<kCluster>; ++b) {  // every block's loads in flight together
       const uint64_t x = b < peers.count ? *peers.at(&s_max, b) : 0;
       all_max = x > all_max ? x : all_max;
       const uint32_t z = b < peers.count ? *peers.at(&s_nz, b) : 0;
       all_nz += z & 0xFFFFu, all_big += z >> 16;
+      before += b < peers.rank ? z & 0xFFFFu : 0u;
     }
     s_m = all_nz;
+    s_before = before;
     s_x32 = all_nz - all_big;
     s_passes = (64 - __clzll(static_cast<long long>(all_max)) + 7) / 8;
   }
@@ -145,10 +149,19 @@ __global__ void __launch_bounds__(NT, 1)
   // cluster's scatter, not two.
   // Up to 256 symbols whose counts lie below 2^56: the bitonic network
   // (codebook_sort.cuh) instead, the same order.
+  // A cluster's few present symbols (at most kWarpTreeMax, counts below
+  // 2^48): gathered into block 0 and sorted there by the network
+  // (gather_present_to_block0), the absent ones left unsorted.
   constexpr bool kNetwork = NT == 256 && ITEMS == 1 && !kCluster;
   const bool network = kNetwork && sort_network != 0 && s_passes <= 7;
-  const bool packed_keys = !network && s_passes <= 6;
+  const bool gathered = kCluster && sort_network != 0 && m <= kWarpTreeMax && s_passes <= 6;
+  const bool packed_keys = !network && !gathered && s_passes <= 6;
   if (network) bitonic_sort_desc_256(keys, vals);
+  if constexpr (kCluster) {
+    if (gathered)
+      gather_present_to_block0<NT, ITEMS>(keys, vals, reinterpret_cast<uint64_t*>(smem + L::stage_k), cap, m,
+                                          s_before, &s_fill, tmp, peers);
+  }
   if (packed_keys) {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
@@ -157,7 +170,7 @@ __global__ void __launch_bounds__(NT, 1)
     }
     __syncthreads();
   }
-  if (!network)
+  if (!network && !gathered)
     radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
                                        reinterpret_cast<uint32_t*>(smem + L::tot),
                                        reinterpret_cast<uint32_t*>(smem + L::off),
@@ -187,9 +200,11 @@ __global__ void __launch_bounds__(NT, 1)
   g.x32 = s_x32;
   g.prof = stamps != nullptr && peers.rank == 0 ? stamps + 32 : nullptr;  // stamp slots 32..37
   if constexpr (kCluster) {
-    for (uint32_t i = tid; i < S; i += NT)
-      if (bS + i < cap) tmp.keys[bS + i] = keys[i], tmp.ranked[bS + i] = vals[i];
-    peers.sync();
+    if (!gathered) {  // (gathered: block 0 stored its present ranks, no other block has one)
+      for (uint32_t i = tid; i < S; i += NT)
+        if (bS + i < cap) tmp.keys[bS + i] = keys[i], tmp.ranked[bS + i] = vals[i];
+      peers.sync();
+    }
     g.keys_desc = tmp.keys;
     g.leaf = reinterpret_cast<uint64_t*>(smem + L::leaf);
     g.node = reinterpret_cast<uint64_t*>(smem + L::node);
@@ -262,11 +277,13 @@ __global__ void __launch_bounds__(NT, 1)
     // memory, block 0's shared among them from global memory). Stage 5 then
     // finds a symbol's length from its rank where the cluster scattered
     // every length to its symbol's block (~12 k cycles at 65,536 random
-    // counts) and waited for it.
-    for (uint32_t i = tid; i < S; i += NT)
-      if (bS + i < cap) tmp.rank_of[vals[i]] = static_cast<uint16_t>(bS + i);
-    for (uint32_t i = (peers.rank - 1) * NT + tid; i < S && i < cap; i += (peers.count - 1) * NT)
-      tmp.rank_of[tmp.ranked[i]] = static_cast<uint16_t>(i);
+    // counts) and waited for it. (Gathered, the ranks are stored already.)
+    if (!gathered) {
+      for (uint32_t i = tid; i < S; i += NT)
+        if (bS + i < cap) tmp.rank_of[vals[i]] = static_cast<uint16_t>(bS + i);
+      for (uint32_t i = (peers.rank - 1) * NT + tid; i < S && i < cap; i += (peers.count - 1) * NT)
+        tmp.rank_of[tmp.ranked[i]] = static_cast<uint16_t>(i);
+    }
   }
   if constexpr (kCluster) __pipeline_wait_prior(0);  // the ranks' copies (the barrier below publishes them)
   peers.sync();

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/codebook_layout.cuh"
+#include "cuda/warp_tree.hpp"
 #include "cuda/warp_index.cuh"
 
 namespace vlec::cuda {
@@ -155,8 +156,38 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
   }
 }
 
+// A bitonic network over one 64-bit key a thread of the block's NT threads
+// (NT a power of two), descending: thread t ends with the key of rank t.
+// Strides below 32 are shuffles; larger ones go through `scratch` (NT
+// words, two barriers a step). The caller syncs before it reuses scratch.
+template <uint32_t NT>
+__device__ __forceinline__ uint64_t bitonic_desc(uint64_t k, uint64_t* scratch) {
+  static_assert((NT & (NT - 1)) == 0 && NT >= 32, "a power of two, whole warps");
+  const uint32_t tid = threadIdx.x;
+#pragma unroll
+  for (uint32_t size = 2; size <= NT; size <<= 1) {
+#pragma unroll
+    for (uint32_t stride = size / 2; stride > 0; stride >>= 1) {
+      uint64_t other;
+      if (stride >= 32) {
+        __syncthreads();  // every read of the step before is done
+        scratch[tid] = k;
+        __syncthreads();
+        other = scratch[tid ^ stride];
+      } else {
+        other = __shfl_xor_sync(kFull, k, static_cast<int>(stride));
+      }
+      // Blocks of `size` alternate direction (the last one, all NT, descends);
+      // the lower of a pair keeps the larger key in a descending block.
+      const bool keep_max = ((tid & stride) == 0) == ((tid & size) == 0);
+      k = keep_max ? (k > other ? k : other) : (k < other ? k : other);
+    }
+  }
+  return k;
+}
+
 // The sort of an alphabet of up to 256 symbols (one key a thread, 256
-// threads) whose counts lie below 2^56: a bitonic network over the packed
+// threads) whose counts lie below 2^56: the bitonic network over the packed
 // key count << 8 | (255 - symbol), descending, so (count desc, symbol asc)
 // with no ties. Why: the radix sort above takes a pass (~1.4 k cycles) per
 // byte of the largest count, 7 passes at counts of 2^49; the network's 36
@@ -165,29 +196,56 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
 // Leaves the counts in keys[0..256) and the symbols in vals[0..256).
 __device__ void bitonic_sort_desc_256(uint64_t* keys, uint16_t* vals) {
   const uint32_t tid = threadIdx.x;
-  uint64_t k = keys[tid] << 8 | (255u - (vals[tid] & 255u));
-#pragma unroll
-  for (uint32_t size = 2; size <= 256; size <<= 1) {
-#pragma unroll
-    for (uint32_t stride = size / 2; stride > 0; stride >>= 1) {
-      uint64_t other;
-      if (stride >= 32) {
-        __syncthreads();  // every read of the step before is done
-        keys[tid] = k;
-        __syncthreads();
-        other = keys[tid ^ stride];
-      } else {
-        other = __shfl_xor_sync(kFull, k, static_cast<int>(stride));
-      }
-      // Blocks of `size` alternate direction (the last one, all 256, descends);
-      // the lower of a pair keeps the larger key in a descending block.
-      const bool keep_max = ((tid & stride) == 0) == ((tid & size) == 0);
-      k = keep_max ? (k > other ? k : other) : (k < other ? k : other);
-    }
-  }
+  const uint64_t k = bitonic_desc<256>(keys[tid] << 8 | (255u - (vals[tid] & 255u)), keys);
   __syncthreads();
   keys[tid] = k >> 8;
   vals[tid] = static_cast<uint16_t>(255u - (k & 255u));
+  __syncthreads();
+}
+
+// Few present symbols of a wide alphabet (a u16 pipeline's 65,536-symbol
+// codebook over 1,024 quantization bins), instead of the cluster's radix sort
+// of every symbol, most of them absent (43 k cycles for quant1024's bins):
+// each block sends its present symbols' keys, count << 16 | (65535 -
+// symbol) with counts below 2^48, to block 0 in any order, and stores the
+// rank 0xFFFF for its absent ones; block 0 sorts the m <= kWarpTreeMax keys
+// by the bitonic network (count desc, symbol asc, as the radix sort) and
+// stores each present symbol's rank, and the count and symbol of each rank
+// (tmp.rank_of, tmp.keys, tmp.ranked). Block 0 ends with the counts
+// descending in keys[0..m) and their symbols in vals[0..m), as after the
+// radix sort, for the one-warp tree. An absent symbol's rank is never
+// ranked among the present: stage 4 reads ranks below m alone, and stage 5
+// gives a rank at or above m no length (len_of_rank_probes).
+template <int NT, int ITEMS, bool kCluster>
+__device__ void gather_present_to_block0(uint64_t* keys, uint16_t* vals, uint64_t* pool_sh, uint32_t cap, uint32_t m,
+                                         uint32_t before, uint32_t* fill, const Temp& tmp,
+                                         const Peers<kCluster>& peers) {
+  static_assert(NT >= kWarpTreeMax, "one thread a present symbol in block 0");
+  const uint32_t tid = threadIdx.x, lane = tid & 31, lt = (1u << lane) - 1, bS = peers.rank * NT * ITEMS;
+  uint64_t* pool = peers.at(pool_sh, 0);
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + tid, s = bS + i;
+    const uint64_t c = keys[i];  // (0 at and above cap)
+    const bool present = c != 0;
+    const uint32_t mask = __ballot_sync(kFull, present);
+    uint32_t at = 0;
+    if (lane == 0 && mask) at = atomicAdd(fill, static_cast<uint32_t>(__popc(mask)));
+    at = before + __shfl_sync(kFull, at, 0) + __popc(mask & lt);
+    if (present)
+      pool[at] = c << 16 | (0xFFFFu - s);
+    else if (s < cap)
+      tmp.rank_of[s] = 0xFFFFu;
+  }
+  peers.sync();
+  if (peers.rank != 0) return;
+  const uint64_t k = bitonic_desc<NT>(tid < m ? pool_sh[tid] : 0, keys);
+  __syncthreads();
+  const uint64_t count = k >> 16;
+  const uint32_t sym = 0xFFFFu - static_cast<uint32_t>(k & 0xFFFFu);
+  keys[tid] = count;
+  vals[tid] = static_cast<uint16_t>(sym);
+  if (tid < m) tmp.keys[tid] = count, tmp.ranked[tid] = static_cast<uint16_t>(sym), tmp.rank_of[sym] = static_cast<uint16_t>(tid);
   __syncthreads();
 }
 
