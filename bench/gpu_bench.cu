@@ -310,10 +310,18 @@ int main(int argc, char** argv) {
         return equal;
       };
       bool full_same = true;
-      if (sample.dtype == DType::u8) {  // the byte chunks' checksums taken by the encoder, as before session 26
+      if (sample.dtype == DType::u8 || sample.dtype == DType::u16) {
+        // The chunks' checksums taken by the encoder (bytes before session 26, u16 before session 28).
         cuda::hash_chunks_with_histogram = false;
         full_same = timed_full("full compress, chunks hashed by the encoder pass A  ");
         cuda::hash_chunks_with_histogram = true;
+      }
+      if (sample.dtype == DType::u16 && 2 * chunk > cuda::u16_hashed_chunk_max_bytes) {
+        // The u16 chunks' checksums taken with the histogram where by default the encoder takes them.
+        const uint32_t bound = cuda::u16_hashed_chunk_max_bytes;
+        cuda::u16_hashed_chunk_max_bytes = UINT32_MAX;
+        full_same = timed_full("full compress, chunks hashed by the u16 histogram   ") && full_same;
+        cuda::u16_hashed_chunk_max_bytes = bound;
       }
       full_same = timed_full("full compress (histogram + codebook + encode + header)") && full_same;
       // The first two stages of that pipeline on their own: the histogram of
@@ -334,10 +342,15 @@ int main(int argc, char** argv) {
           cuda::build_codebook_device(d_hist.get(), cap, limit, d_btemp.get(), d_btemp.size(), out, 0);
         });
         const double hist_gbs = sample.bytes.size() / hist_ms / 1e6;
-        if (sample.dtype == DType::u8 && cuda::histogram_chunk_hashes_fit(d_in.get(), chunk)) {
+        const bool u16_hash = sample.dtype == DType::u16 && cuda::histogram_u16_chunk_hashes_fit(d_in.get(), 2 * chunk);
+        if ((sample.dtype == DType::u8 && cuda::histogram_chunk_hashes_fit(d_in.get(), chunk)) || u16_hash) {
           cuda::DeviceBuffer<uint64_t> d_sums((elements + chunk - 1) / chunk);
           const float hash_ms = median_ms(args.repeat, [&] {
-            cuda::histogram_u8_chunk_hashes(d_in.get(), elements, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
+            if (u16_hash)
+              cuda::histogram_u16_chunk_hashes(d_in.get(), elements, 2 * chunk, d_hist.get(), d_bad.get(), d_sums.get(),
+                                               0);
+            else
+              cuda::histogram_u8_chunk_hashes(d_in.get(), elements, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
           });
           const double gbs = sample.bytes.size() / hash_ms / 1e6;
           std::printf("%-12s %-5s %8u      stages: histogram with the chunks' XXH3 %8.3f ms %8.1f GB/s %6.1f%% of copy\n",

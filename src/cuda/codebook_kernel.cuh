@@ -250,6 +250,7 @@ __global__ void __launch_bounds__(NT, 1)
           uint64_t sum = 0;
           for (uint32_t i = tid; i < m; i += NT) sum = sat_add(sum, keys[i]);
           add_warp_total(sum, lane, &s_total);
+          __syncthreads();  // every key read before the reversal moves it (racecheck found the race)
           reverse_keys<NT>(keys, m);
           __syncthreads();
           static_assert(L::R >= kWarpTreeMax && 8 * L::T >= 4 * kWarpTreeMax, "the one-warp tree's arrays fit");

@@ -35,12 +35,16 @@ uint32_t codebook_capacity(DType t, uint32_t bound) {
 }
 
 // Whether stage 1 takes the chunks' checksums with the histogram
-// (histogram_u8_chunk_hashes), so that the lanes encoder does not hash:
-// bytes counted by stage 1 and coded by the lanes encoder, in chunks of
-// whole KiB up to 64 KiB (every chunk size the CLI picks for bytes).
+// (histogram_u8_chunk_hashes, histogram_u16_chunk_hashes), so that the lanes
+// encoder does not hash: u8 or u16 elements counted by stage 1 and coded by
+// the lanes encoder, in chunks of whole KiB (bytes: up to 64 KiB, every
+// chunk size the CLI picks for bytes; u16: up to u16_hashed_chunk_max_bytes,
+// where it measured faster).
 bool hash_with_histogram(const void* d_in, const CompressOptions& o) {
-  return cuda::hash_chunks_with_histogram && o.codec == Codec::huffman && o.dtype == DType::u8 &&
-         o.encoder == Encoder::lanes && cuda::histogram_chunk_hashes_fit(d_in, o.chunk_elements);
+  if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman || o.encoder != Encoder::lanes) return false;
+  if (o.dtype == DType::u8) return cuda::histogram_chunk_hashes_fit(d_in, o.chunk_elements);
+  return o.dtype == DType::u16 && uint64_t{2} * o.chunk_elements <= cuda::u16_hashed_chunk_max_bytes &&
+         cuda::histogram_u16_chunk_hashes_fit(d_in, static_cast<uint32_t>(2 * o.chunk_elements));
 }
 
 cuda::RleStrategy rle_strategy(uint64_t elements, const CompressOptions& o) {
@@ -75,7 +79,7 @@ Layout layout(uint64_t elements, const CompressOptions& o, uint32_t bound = 0) {
   l.serialized = take(cuda::codebook_serialized_capacity(cap));
   l.info = take(16);
   const uint64_t chunks = o.chunk_elements ? (elements + o.chunk_elements - 1) / o.chunk_elements : 0;
-  l.chunk_sums = take(o.codec == Codec::huffman && o.dtype == DType::u8 ? 8 * chunks : 0);
+  l.chunk_sums = take(o.codec == Codec::huffman && (o.dtype == DType::u8 || o.dtype == DType::u16) ? 8 * chunks : 0);
   l.frame_temp = take(l.frame_temp_bytes);
   l.total = at;
   return l;
@@ -120,8 +124,11 @@ void codebook_stage(const Stages& st, const void* d_in, uint64_t elements, const
   const uint64_t* hist = given_hist;
   if (!hist) {
     uint64_t* counted = reinterpret_cast<uint64_t*>(st.t + st.l.hist);
-    if (hash_with_histogram(d_in, o))
+    if (hash_with_histogram(d_in, o) && o.dtype == DType::u8)
       cuda::histogram_u8_chunk_hashes(d_in, elements, o.chunk_elements, counted, st.bad(), st.chunk_sums(), s);
+    else if (hash_with_histogram(d_in, o))
+      cuda::histogram_u16_chunk_hashes(d_in, elements, static_cast<uint32_t>(2 * o.chunk_elements), counted, st.bad(),
+                                       st.chunk_sums(), s);
     else
       cuda::histogram_device(d_in, elements, o.dtype, counted, st.bad(), st.t + st.l.hist_temp, st.l.hist_temp_bytes,
                              s);

@@ -66,12 +66,31 @@ void histogram_device(const void* d_in, uint64_t elements, DType t, uint64_t* d_
 // histogram_device; d_checksums: ceil(bytes / chunk_bytes) words. No
 // temporary storage; enqueued on `stream`.
 constexpr uint32_t kMaxHashedChunkBytes = 65536;
-// Whether device::compress takes its byte chunks' checksums this way (true,
-// the default) or leaves them to the encoder. Not thread-safe; the
+// Whether device::compress takes its u8 and u16 chunks' checksums this way
+// (true, the default) or leaves them to the encoder. Not thread-safe; the
 // benchmarks compare.
 inline bool hash_chunks_with_histogram = true;
 bool histogram_chunk_hashes_fit(const void* d_in, uint32_t chunk_bytes);
 void histogram_u8_chunk_hashes(const void* d_in, uint64_t bytes, uint32_t chunk_bytes, uint64_t* d_hist,
                                uint64_t* d_bad_index, uint64_t* d_checksums, cudaStream_t stream);
+
+// The same for u16 elements (histogram_chunk_hash_u16.cu): the histogram of
+// `elements` symbols and the XXH3-64 of each chunk of chunk_bytes bytes (the
+// last one shorter). Needs d_in 8-byte aligned, chunk_bytes a multiple of
+// 1,024, and a GPU that gives a block the u16 histogram's 224 KiB of shared
+// memory (histogram_u16_chunk_hashes_fit). No temporary storage.
+bool histogram_u16_chunk_hashes_fit(const void* d_in, uint32_t chunk_bytes);
+void histogram_u16_chunk_hashes(const void* d_in, uint64_t elements, uint32_t chunk_bytes, uint64_t* d_hist,
+                                uint64_t* d_bad_index, uint64_t* d_checksums, cudaStream_t stream);
+// device::compress takes u16 chunks' checksums this way up to this chunk size
+// in bytes. Measured on the H200 (1 GiB, full compress against the encoder
+// hashing, bench/results/2026-11-28-h200-session28-u16-chunk-hash-*): at
+// 32 KiB chunks quant1024 760 -> 778 GB/s, quant65536 530 -> 556; at 128 KiB
+// chunks 871 -> 842 and 589 -> 591: there the encoder's hash costs less
+// (~0.065 ms a GiB) than this pass adds to the plain histogram (~0.11 ms).
+// A variable, so that a benchmark can time every chunk size both ways (the
+// H100, whose histogram is bound by DRAM reads, is yet to be measured).
+// Not thread-safe.
+inline uint32_t u16_hashed_chunk_max_bytes = 32768;
 
 }  // namespace vlec::cuda

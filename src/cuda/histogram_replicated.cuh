@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "cuda/histogram_common.cuh"
+#include "cuda/histogram_wide.cuh"
 
 namespace vlec::cuda {
 namespace {
@@ -70,71 +71,6 @@ __global__ void __launch_bounds__(kU8Threads, kU8MinBlocks)
   add_byte_copies(sh, hist, kU8Threads);
 }
 
-// Adds a cold counter's wrap to the global histogram. The 16-bit half of bin v
-// in `old` (the word before the increment) was 0xFFFF: bin v gains 65,536.
-// The carry out of an even bin's low half lands in the high half (bin v + 1) as
-// a spurious +1, which the global histogram takes back; if that made the high
-// half wrap too (old == 0xFFFFFFFF), bin v + 1 also gains 65,536.
-__device__ __noinline__ void cold_wrapped(uint64_t* hist, uint32_t v, uint32_t old) {
-  atomicAdd(reinterpret_cast<ull*>(hist + v), 65536ull);
-  if (!(v & 1)) atomicAdd(reinterpret_cast<ull*>(hist + v + 1), old == 0xFFFFFFFFu ? 65535ull : ~0ull);
-}
-
-// Flushes the hot window (rows of 32 lane copies, two bins per word) into the
-// global histogram, zeroing it if `reset`. Called by all threads of the block.
-__device__ void flush_hot(uint32_t* hot, uint32_t lo, uint64_t* hist, bool reset) {
-  __syncthreads();
-  for (uint32_t r = threadIdx.x; r < kHotRows; r += kWideThreads) {
-    uint32_t even = 0, odd = 0;
-#pragma unroll 8
-    for (uint32_t j = 0; j < kCopies; ++j) {
-      uint32_t* w = hot + r * kCopies + ((j + r) & 31);  // rotated: no bank conflicts
-      even += *w & 0xFFFFu;
-      odd += *w >> 16;
-      if (reset) *w = 0;
-    }
-    if (even) atomicAdd(reinterpret_cast<ull*>(hist + lo + 2 * r), ull{even});
-    if (odd) atomicAdd(reinterpret_cast<ull*>(hist + lo + 2 * r + 1), ull{odd});
-  }
-  __syncthreads();
-}
-
-// Picks the hot window from the counts of the block's first tile (all in the
-// cold histogram): the 1,536 bins, starting at a multiple of 64, that hold the
-// most of them. The hot region serves as scratch; it is zeroed afterwards.
-__device__ uint32_t choose_window(const uint32_t* cold, uint32_t* hot, ull* scratch) {
-  __syncthreads();
-  const uint32_t t = threadIdx.x;  // segment t: bins [64 t, 64 t + 64) = cold words [32 t, 32 t + 32)
-  uint32_t seg = 0;
-#pragma unroll 8
-  for (uint32_t j = 0; j < kSegmentBins / 2; ++j) {
-    const uint32_t w = cold[t * (kSegmentBins / 2) + ((j + t) & 31)];
-    seg += (w & 0xFFFFu) + (w >> 16);
-  }
-  hot[t] = seg;
-  __syncthreads();
-  constexpr uint32_t kSegs = kHotBins / kSegmentBins;
-  ull key = 0;  // (count in the window << 32) | ~start: the densest window, the lowest on ties
-  if (t + kSegs <= kWideThreads) {
-    uint32_t win = 0;
-    for (uint32_t j = 0; j < kSegs; ++j) win += hot[t + j];
-    key = (ull{win} << 32) | (~t);
-  }
-  for (int o = 16; o; o >>= 1) key = max(key, __shfl_xor_sync(0xFFFFFFFFu, key, o));
-  if ((t & 31) == 0) scratch[t >> 5] = key;
-  __syncthreads();
-  if (t < 32) {
-    key = scratch[t];
-    for (int o = 16; o; o >>= 1) key = max(key, __shfl_xor_sync(0xFFFFFFFFu, key, o));
-    if (t == 0) scratch[32] = key;
-  }
-  __syncthreads();
-  const uint32_t lo = (~static_cast<uint32_t>(scratch[32])) * kSegmentBins;
-  for (uint32_t i = t; i < kHotRows * kCopies / 4; i += kWideThreads) reinterpret_cast<uint4*>(hot)[i] = make_uint4(0, 0, 0, 0);
-  __syncthreads();
-  return lo;
-}
-
 // u16/u32, replicated_shared: a replicated hot window plus the full alphabet
 // once, 16-bit counters (see the top of this file).
 template <typename T>
@@ -153,9 +89,7 @@ __global__ void __launch_bounds__(kWideThreads, 1)
   const uint32_t hot_lane4 = (kColdWords * 4) | ((threadIdx.x & 31) * 4);
   uint32_t lo = 0, hot_bins = 0;  // no window until the first tile is counted
   uint64_t my_bad = kNoBadIndex;
-  auto hot_add = [=](uint32_t d) {  // d < kHotBins; +1 in the low or high half
-    atomicAdd(reinterpret_cast<uint32_t*>(base + (((d << 6) & ~127u) | hot_lane4)), (d & 1) * 0xFFFFu + 1);
-  };
+  auto hot_add = [=](uint32_t d) { hot_add_one(base, hot_lane4, d); };
   auto count = [&](uint32_t v, uint64_t index) {
     const uint32_t d = v - lo;
     if (d < hot_bins) {
@@ -163,9 +97,7 @@ __global__ void __launch_bounds__(kWideThreads, 1)
     } else if (sizeof(T) == 4 && v >= kHistogramBins) {
       my_bad = min(my_bad, index);
     } else {
-      const uint32_t odd = v & 1;
-      const uint32_t old = atomicAdd(reinterpret_cast<uint32_t*>(base + ((v << 1) & ~3u)), odd * 0xFFFFu + 1);
-      if ((old << (16 - 16 * odd)) >= 0xFFFF0000u) cold_wrapped(hist, v, old);  // its half was 0xFFFF
+      cold_add_one(base, hist, v);
     }
   };
   // A whole warp's vectors in the window (the common case for concentrated
@@ -215,11 +147,7 @@ __global__ void __launch_bounds__(kWideThreads, 1)
   visit_rest(in, s, full_tiles * kTile, count);
   if (hot_bins) flush_hot(hot, lo, hist, false);
   else __syncthreads();
-  for (uint32_t k = threadIdx.x; k < kColdWords; k += kWideThreads) {
-    const uint32_t w = cold[k];
-    if (w & 0xFFFFu) atomicAdd(reinterpret_cast<ull*>(hist + 2 * k), ull{w & 0xFFFFu});
-    if (w >> 16) atomicAdd(reinterpret_cast<ull*>(hist + 2 * k + 1), ull{w >> 16});
-  }
+  add_cold(cold, hist);
   report_bad(d_bad, my_bad);
 }
 

@@ -195,6 +195,12 @@ struct BlockKeys {
 #pragma unroll
     for (unsigned m = 0; m < 4; ++m) key[m] = xxh3::secret_word(lane / 8 + lane % 8 + 4 * m);
   }
+  // From the secret's words in shared memory (copy_secret_words): four loads,
+  // where a kernel short of registers cannot hold the keys across its loop.
+  __device__ __forceinline__ BlockKeys(const uint64_t* secret_words, unsigned lane) {
+#pragma unroll
+    for (unsigned m = 0; m < 4; ++m) key[m] = secret_words[lane / 8 + lane % 8 + 4 * m];
+  }
 };
 
 // What a whole 1 KiB block adds to the accumulators, computed by one warp
