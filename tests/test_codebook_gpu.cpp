@@ -256,14 +256,18 @@ TEST(GpuCodebook, FewSymbolsOfAWideAlphabet) {
   std::printf("GpuCodebook.FewSymbolsOfAWideAlphabet seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   GpuBuilder gpu;
-  // Up to kWarpTreeMax present symbols whose counts lie below 2^48 are
-  // gathered into block 0 and sorted by the network (gather_present_to_block0);
-  // the last 40 cases take the cluster's radix sort instead.
+  // Up to 8,192 present symbols whose counts lie below 2^48 are gathered
+  // into block 0 and sorted there (gather_present_to_block0: up to
+  // kWarpTreeMax by the network, then the one-warp tree; more by block 0's
+  // radix sort, then the resident tiles); the last 40 cases take the
+  // cluster's radix sort instead.
   for (int it = 0; it < 160 && !HasFatalFailure(); ++it) {
     cuda::set_codebook_sort_network(it < 120);
     const uint32_t cap = it % 4 ? 8193 + static_cast<uint32_t>(rng() % (65536 - 8192)) : 65536;
     const uint32_t present = it % 10 == 9   ? cl::kWarpTreeMax + 1
                              : it % 10 == 8 ? cl::kWarpTreeMax
+                             : it % 10 == 7 ? std::min<uint32_t>(cap, it % 20 == 7 ? 8192 : 8193)
+                             : it % 10 == 6 ? cl::kWarpTreeMax + 1 + static_cast<uint32_t>(rng() % (8192 - cl::kWarpTreeMax))
                                             : 1 + static_cast<uint32_t>(rng() % cl::kWarpTreeMax);
     const int kind = it % kKinds;
     const Histogram shape = make_histogram(rng, kind, present);
@@ -447,8 +451,13 @@ TEST(GpuCodebook, Timing) {
     const Histogram narrow = timing_histogram(1024);
     std::copy(narrow.begin(), narrow.end(), wide.begin());
     time_codebook(gpu, wide, "1024-of-64K");
+    Histogram wider(65536, 0);  // ~2,500 bins: what 1 GiB of quant65536 uses
+    const Histogram bins = timing_histogram(2560);
+    std::copy(bins.begin(), bins.end(), wider.begin() + 30000);
+    time_codebook(gpu, wider, "2560-of-64K");
     cuda::set_codebook_sort_network(false);  // the cluster's radix sort of every symbol
     time_codebook(gpu, wide, "1024-of-64K/rx");
+    time_codebook(gpu, wider, "2560-of-64K/rx");
     cuda::set_codebook_sort_network(true);
   }
   Histogram random;  // the 65,536-symbol one, timed again below

@@ -93,10 +93,11 @@ void set_codebook_warp_tail(uint32_t nodes);
 void set_codebook_leaf_node_runs(uint32_t after);
 
 // Diagnostics: whether alphabets of up to 256 symbols whose counts lie below
-// 2^56, and the at most 1,024 present symbols of a wider alphabet whose
-// counts lie below 2^48 (gathered into one block), are sorted by the bitonic
-// network (codebook_sort.cuh, the default) or by the radix sort. For timing
-// and tests.
+// 2^56, and the at most 8,192 present symbols of a wider alphabet whose
+// counts lie below 2^48 (gathered into one block: up to 1,024 sorted by the
+// network, more by that block's radix sort, then built by its resident
+// tiles) are sorted by the bitonic network (codebook_sort.cuh, the default)
+// or by the cluster's radix sort of every symbol. For timing and tests.
 void set_codebook_sort_network(bool network);
 
 }  // namespace vlec::cuda

@@ -12,8 +12,8 @@
 //      (and, in one block, whether the counts total below 2^32).
 //   2. radix sort by (count desc, symbol asc): block b ends up holding ranks
 //      [bS, bS + S) (keys and symbols). Up to 256 symbols: a bitonic
-//      network; a cluster's at most 1,024 present symbols: gathered into
-//      block 0 and sorted there by the network (gather_present_to_block0).
+//      network; a cluster's at most S present symbols: gathered into block
+//      0 and sorted there, up to 1,024 by the network (gather_present_to_block0).
 //   3. the tree on block 0: warp_tree_block (m <= kWarpTreeMax, in a
 //      cluster too: every present symbol is among block 0's ranks) or
 //      generate_cl (generate_cl.hpp): resident layout (the leaves are the
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(NT, 1)
   __shared__ ClShared cls;
   __shared__ Plan plan;
   __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
-  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n, s_before, s_fill;
+  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n, s_before;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
   uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(NT, 1)
   stamp(stamps, 0);
 
   // 1. Counts in symbol order; the largest count and the present symbols, cluster-wide.
-  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0, s_fill = 0;
+  if (tid == 0) s_max = 0, s_nz = 0, s_alpha = 0, s_total = 0;
   for (uint32_t c = tid; c < kCandidates; c += NT) s_bits[c] = 0;
   uint64_t mx = 0, sum = 0;
   uint32_t nz = 0;  // present symbols, + those of 2^32 or more << 16 (a block's: below 2^14 each)
@@ -149,18 +149,27 @@ __global__ void __launch_bounds__(NT, 1)
   // cluster's scatter, not two.
   // Up to 256 symbols whose counts lie below 2^56: the bitonic network
   // (codebook_sort.cuh) instead, the same order.
-  // A cluster's few present symbols (at most kWarpTreeMax, counts below
-  // 2^48): gathered into block 0 and sorted there by the network
-  // (gather_present_to_block0), the absent ones left unsorted.
+  // A cluster's few present symbols (at most one block's S, counts below
+  // 2^48): gathered into block 0 and sorted there (gather_present_to_block0),
+  // the absent ones left unsorted.
   constexpr bool kNetwork = NT == 256 && ITEMS == 1 && !kCluster;
   const bool network = kNetwork && sort_network != 0 && s_passes <= 7;
-  const bool gathered = kCluster && sort_network != 0 && m <= kWarpTreeMax && s_passes <= 6;
+  const bool gathered = kCluster && sort_network != 0 && m <= S && s_passes <= 6;
   const bool packed_keys = !network && !gathered && s_passes <= 6;
   if (network) bitonic_sort_desc_256(keys, vals);
   if constexpr (kCluster) {
-    if (gathered)
-      gather_present_to_block0<NT, ITEMS>(keys, vals, reinterpret_cast<uint64_t*>(smem + L::stage_k), cap, m,
-                                          s_before, &s_fill, tmp, peers);
+    if (gathered) {
+      const auto block0_sort = [&] {  // block 0's own radix sort of its S keys (packed)
+        radix_sort_desc<NT, ITEMS, false>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
+                                          reinterpret_cast<uint32_t*>(smem + L::tot),
+                                          reinterpret_cast<uint32_t*>(smem + L::off),
+                                          reinterpret_cast<uint32_t*>(smem + L::wsum), nullptr, nullptr, nullptr,
+                                          nullptr, s_passes, Peers<false>{}, false, true, nullptr);
+      };
+      gather_present_to_block0<NT, ITEMS>(keys, vals, reinterpret_cast<uint64_t*>(smem + L::stage_k),
+                                          reinterpret_cast<uint32_t*>(smem + L::tot), cap, m, s_before, tmp, peers,
+                                          block0_sort);
+    }
   }
   if (packed_keys) {
 #pragma unroll
@@ -260,6 +269,22 @@ __global__ void __launch_bounds__(NT, 1)
           g.leafkids = smem + L::bx + 2 * kWarpTreeMax;
           g.depth = smem + L::bx + 3 * kWarpTreeMax;
           warp_tree_block<NT>(g, kWarpTreeMax - 1, s_total < (uint64_t{1} << 32), serial_all, cls);
+        } else if (gathered) {
+          // At most S present symbols, all of them block 0's ranks (sorted in
+          // shared memory): the resident layout of the one-block kernel, whose
+          // arrays fit the cluster kernel's shared memory (its rings are not
+          // needed); stage 4 reads block 0's ranks from global memory.
+          using LR = Smem<NT, ITEMS, false>;
+          static_assert(LR::total <= L::total && LR::keys == L::keys && LR::vals == L::vals,
+                        "the resident layout fits the cluster kernel's");
+          reverse_keys<NT>(keys, m);  // the leaves, increasing
+          __syncthreads();
+          g.leaf = keys;
+          g.node = reinterpret_cast<uint64_t*>(smem + LR::node);
+          g.parent = reinterpret_cast<uint16_t*>(smem + LR::parent);
+          g.leafkids = smem + LR::kids;
+          g.depth = smem + LR::depth;
+          generate_cl_block<NT, kIpt, LR::LR, LR::R, false>(g, cls);
         } else {
           generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls, copy_ranks);
           ranks_copied = m > 1;  // generate_cl_block ran its tiles

@@ -204,49 +204,81 @@ __device__ void bitonic_sort_desc_256(uint64_t* keys, uint16_t* vals) {
 }
 
 // Few present symbols of a wide alphabet (a u16 pipeline's 65,536-symbol
-// codebook over 1,024 quantization bins), instead of the cluster's radix sort
-// of every symbol, most of them absent (43 k cycles for quant1024's bins):
-// each block sends its present symbols' keys, count << 16 | (65535 -
-// symbol) with counts below 2^48, to block 0 in any order, and stores the
-// rank 0xFFFF for its absent ones; block 0 sorts the m <= kWarpTreeMax keys
-// by the bitonic network (count desc, symbol asc, as the radix sort) and
-// stores each present symbol's rank, and the count and symbol of each rank
-// (tmp.rank_of, tmp.keys, tmp.ranked). Block 0 ends with the counts
-// descending in keys[0..m) and their symbols in vals[0..m), as after the
-// radix sort, for the one-warp tree. An absent symbol's rank is never
-// ranked among the present: stage 4 reads ranks below m alone, and stage 5
-// gives a rank at or above m no length (len_of_rank_probes).
-template <int NT, int ITEMS, bool kCluster>
-__device__ void gather_present_to_block0(uint64_t* keys, uint16_t* vals, uint64_t* pool_sh, uint32_t cap, uint32_t m,
-                                         uint32_t before, uint32_t* fill, const Temp& tmp,
-                                         const Peers<kCluster>& peers) {
-  static_assert(NT >= kWarpTreeMax, "one thread a present symbol in block 0");
-  const uint32_t tid = threadIdx.x, lane = tid & 31, lt = (1u << lane) - 1, bS = peers.rank * NT * ITEMS;
+// codebook over quantization codes: 1,024 bins, or the ~2,500 a 1 GiB of
+// quant65536 uses), instead of the cluster's radix sort of every symbol,
+// most of them absent (43 k cycles for quant1024's bins): each block sends
+// its present symbols' keys, count << 16 | symbol with counts below 2^48, to
+// block 0 in symbol order (a scan of the present flags), and stores the rank
+// 0xFFFF for its absent ones; block 0 sorts the m <= S keys by (count desc,
+// symbol asc): up to kWarpTreeMax by the bitonic network, more by its own
+// radix sort (stable, so symbols ascend among equal counts), and stores each
+// present symbol's rank, and the count and symbol of each rank (tmp.rank_of,
+// tmp.keys, tmp.ranked). Block 0 ends with the counts descending in
+// keys[0..m) and their symbols in vals[0..m), as after the cluster's sort.
+// An absent symbol's rank is never ranked among the present: stage 4 reads
+// ranks below m alone, and stage 5 gives a rank at or above m no length
+// (len_of_rank_probes). `scratch`: ITEMS * NT / 32 words of shared memory,
+// `sort`: block 0's radix sort (called by all its threads).
+template <int NT, int ITEMS, bool kCluster, class Sort>
+__device__ void gather_present_to_block0(uint64_t* keys, uint16_t* vals, uint64_t* pool_sh, uint32_t* scratch,
+                                         uint32_t cap, uint32_t m, uint32_t before, const Temp& tmp,
+                                         const Peers<kCluster>& peers, const Sort& sort) {
+  static_assert(NT >= kWarpTreeMax, "one thread a present symbol in block 0's network");
+  constexpr uint32_t S = NT * ITEMS, NW = NT / 32;
+  static_assert(ITEMS * NW <= 32 * 8, "one warp scans the present flags' counts, 8 a lane");
+  const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid / 32, lt = (1u << lane) - 1, bS = peers.rank * S;
+  uint32_t present[ITEMS];
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {  // symbol bS + j * NT + tid: in symbol order j-major, then by warp
+    present[j] = __ballot_sync(kFull, keys[j * NT + tid] != 0);  // (0 at and above cap)
+    if (lane == 0) scratch[j * NW + warp] = __popc(present[j]);
+  }
+  __syncthreads();
+  if (warp == 0) {  // exclusive scan of the ITEMS * NW counts, in symbol order
+    uint32_t c[8], sum = 0;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) c[e] = 8 * lane + e < ITEMS * NW ? scratch[8 * lane + e] : 0, sum += c[e];
+    uint32_t at = warp_incl_scan(sum, lane) - sum;
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (8 * lane + e < ITEMS * NW) scratch[8 * lane + e] = at, at += c[e];
+  }
+  __syncthreads();
   uint64_t* pool = peers.at(pool_sh, 0);
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t i = j * NT + tid, s = bS + i;
-    const uint64_t c = keys[i];  // (0 at and above cap)
-    const bool present = c != 0;
-    const uint32_t mask = __ballot_sync(kFull, present);
-    uint32_t at = 0;
-    if (lane == 0 && mask) at = atomicAdd(fill, static_cast<uint32_t>(__popc(mask)));
-    at = before + __shfl_sync(kFull, at, 0) + __popc(mask & lt);
-    if (present)
-      pool[at] = c << 16 | (0xFFFFu - s);
+    if (present[j] >> lane & 1)
+      pool[before + scratch[j * NW + warp] + __popc(present[j] & lt)] = keys[i] << 16 | s;
     else if (s < cap)
       tmp.rank_of[s] = 0xFFFFu;
   }
   peers.sync();
   if (peers.rank != 0) return;
-  const uint64_t k = bitonic_desc<NT>(tid < m ? pool_sh[tid] : 0, keys);
-  __syncthreads();
-  const uint64_t count = k >> 16;
-  const uint32_t sym = 0xFFFFu - static_cast<uint32_t>(k & 0xFFFFu);
-  keys[tid] = count;
-  vals[tid] = static_cast<uint16_t>(sym);
-  if (tid < m) tmp.keys[tid] = count, tmp.ranked[tid] = static_cast<uint16_t>(sym), tmp.rank_of[sym] = static_cast<uint16_t>(tid);
-  __syncthreads();
+  if (m <= kWarpTreeMax) {  // the network: key count << 16 | (65535 - symbol), no ties
+    const uint64_t k0 = tid < m ? pool_sh[tid] ^ 0xFFFFu : 0;
+    const uint64_t k = bitonic_desc<NT>(k0, keys) ^ 0xFFFFu;
+    __syncthreads();
+    keys[tid] = k >> 16;
+    vals[tid] = static_cast<uint16_t>(k);
+    __syncthreads();
+  } else {  // in symbol order, so that the stable radix sort keeps symbols ascending among equal counts
+    for (uint32_t i = tid; i < S; i += NT) keys[i] = i < m ? pool_sh[i] : 0;
+    __syncthreads();
+    sort();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const uint32_t i = j * NT + tid;
+      const uint64_t k = keys[i];
+      keys[i] = k >> 16;
+      vals[i] = static_cast<uint16_t>(k);
+    }
+    __syncthreads();
+  }
+  for (uint32_t r = tid; r < m; r += NT) {
+    const uint16_t sym = vals[r];
+    tmp.keys[r] = keys[r], tmp.ranked[r] = sym, tmp.rank_of[sym] = static_cast<uint16_t>(r);
+  }
 }
 
 }  // namespace
