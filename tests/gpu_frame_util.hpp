@@ -2,7 +2,8 @@
 // tests that compare it byte for byte with the CPU backend
 // (test_gpu_encode.cpp, test_gpu_encoders.cpp): upload the elements, encode
 // with a host-built codebook into a poisoned frame (every byte must be
-// written), check the encoder's status, download the frame. CUDA builds only.
+// written), check the encoder's status, download the frame; and the whole
+// device pipeline (device_compress). CUDA builds only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_device.hpp"
 #include "huffman/codebook.hpp"
+#include "vlec/device.hpp"
 #include "vlec/vlec.hpp"
 
 namespace vlec::test {
@@ -61,6 +63,29 @@ inline std::vector<uint8_t> gpu_encode_frame(const std::vector<uint8_t>& data, D
   std::vector<uint8_t> out(std::min<uint64_t>(size, cap));
   CUDA_CHECK(cudaMemcpy(out.data(), frame.get(), out.size(), cudaMemcpyDeviceToHost));
   return out;
+}
+
+// The whole device pipeline (device::compress: GPU histogram, codebook and
+// encoder) on host data, into a poisoned frame: the frame and the error word.
+struct DeviceResult {
+  std::vector<uint8_t> frame;
+  uint64_t error;
+};
+
+inline DeviceResult device_compress(const std::vector<uint8_t>& data, const device::CompressOptions& o) {
+  const uint64_t n = data.size() / dtype_bytes(o.dtype);
+  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
+  const std::size_t cap = device::compress_capacity(n, o);
+  cuda::DeviceBuffer<uint8_t> frame(cap), temp(std::max<std::size_t>(1, device::compress_temp_bytes(n, o)));
+  cuda::DeviceBuffer<uint64_t> out(2);
+  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));
+  device::compress(in.get(), n, frame.get(), cap, out.get(), out.get() + 1, temp.get(), temp.size(), nullptr, o);
+  uint64_t r[2];
+  CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
+  DeviceResult d{std::vector<uint8_t>(std::min<uint64_t>(r[0], cap)), r[1]};
+  CUDA_CHECK(cudaMemcpy(d.frame.data(), frame.get(), d.frame.size(), cudaMemcpyDeviceToHost));
+  return d;
 }
 
 }  // namespace vlec::test

@@ -107,23 +107,14 @@ TEST(GpuChunkHashU16, CompressWritesTheCpuFrame) {
           device::CompressOptions o;
           o.dtype = DType::u16;
           o.chunk_elements = chunk;
-          cuda::DeviceBuffer<uint8_t> in(data.size()), frame(device::compress_capacity(n, o)),
-              temp(std::max<std::size_t>(1, device::compress_temp_bytes(n, o)));
-          cuda::DeviceBuffer<uint64_t> out(2);
-          CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
           cuda::hash_chunks_with_histogram = with_histogram;
           const uint32_t bound = cuda::u16_hashed_chunk_max_bytes;
           cuda::u16_hashed_chunk_max_bytes = UINT32_MAX;
-          device::compress(in.get(), n, frame.get(), frame.size(), out.get(), out.get() + 1, temp.get(), temp.size(),
-                           nullptr, o);
+          const test::DeviceResult d = test::device_compress(data, o);
           cuda::u16_hashed_chunk_max_bytes = bound;
           cuda::hash_chunks_with_histogram = true;
-          uint64_t r[2];
-          CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
-          ASSERT_EQ(r[1], ~0ull);
-          std::vector<uint8_t> got(std::min<uint64_t>(r[0], frame.size()));
-          CUDA_CHECK(cudaMemcpy(got.data(), frame.get(), got.size(), cudaMemcpyDeviceToHost));
-          ASSERT_TRUE(got == cpu) << "sizes " << got.size() << " / " << cpu.size();
+          ASSERT_EQ(d.error, ~0ull);
+          ASSERT_TRUE(d.frame == cpu) << "sizes " << d.frame.size() << " / " << cpu.size();
         }
       }
     }

@@ -74,27 +74,8 @@ TEST(GpuEncode, IncompressibleAndEmpty) {
   EXPECT_TRUE(gpu_frame(same, DType::u8, 65536, false) == cpu_frame(same, DType::u8, 65536, Codec::huffman));
 }
 
-// The whole device pipeline: GPU histogram, GPU codebook, GPU encoder.
-struct DeviceResult {
-  std::vector<uint8_t> frame;
-  uint64_t error;
-};
-
-DeviceResult device_compress(const std::vector<uint8_t>& data, const device::CompressOptions& o) {
-  const uint64_t n = data.size() / dtype_bytes(o.dtype);
-  cuda::DeviceBuffer<uint8_t> in(std::max<std::size_t>(data.size(), 16));
-  const std::size_t cap = device::compress_capacity(n, o);
-  cuda::DeviceBuffer<uint8_t> frame(cap), temp(device::compress_temp_bytes(n, o));
-  cuda::DeviceBuffer<uint64_t> out(2);
-  CUDA_CHECK(cudaMemcpy(in.get(), data.data(), data.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(frame.get(), 0xA5, cap));
-  device::compress(in.get(), n, frame.get(), cap, out.get(), out.get() + 1, temp.get(), temp.size(), nullptr, o);
-  uint64_t r[2];
-  CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
-  DeviceResult d{std::vector<uint8_t>(std::min<uint64_t>(r[0], cap)), r[1]};
-  CUDA_CHECK(cudaMemcpy(d.frame.data(), frame.get(), d.frame.size(), cudaMemcpyDeviceToHost));
-  return d;
-}
+using test::device_compress;
+using test::DeviceResult;
 
 TEST(GpuCompress, WholePipelineMatchesCpuBytes) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
@@ -153,20 +134,11 @@ TEST(GpuCompress, ByteChunksHashedWithTheHistogram) {
           device::CompressOptions o;
           o.dtype = DType::u8;
           o.chunk_elements = chunk;
-          cuda::DeviceBuffer<uint8_t> in(n), frame(device::compress_capacity(n, o)),
-              temp(std::max<std::size_t>(1, device::compress_temp_bytes(n, o)));
-          cuda::DeviceBuffer<uint64_t> out(2);
-          CUDA_CHECK(cudaMemcpy(in.get(), data.data(), n, cudaMemcpyHostToDevice));
           cuda::hash_chunks_with_histogram = with_histogram;
-          device::compress(in.get(), n, frame.get(), frame.size(), out.get(), out.get() + 1, temp.get(), temp.size(),
-                           nullptr, o);
+          const DeviceResult d = device_compress(data, o);
           cuda::hash_chunks_with_histogram = true;
-          uint64_t r[2];
-          CUDA_CHECK(cudaMemcpy(r, out.get(), 16, cudaMemcpyDeviceToHost));
-          ASSERT_EQ(r[1], ~0ull);
-          std::vector<uint8_t> got(std::min<uint64_t>(r[0], frame.size()));
-          CUDA_CHECK(cudaMemcpy(got.data(), frame.get(), got.size(), cudaMemcpyDeviceToHost));
-          ASSERT_TRUE(got == cpu) << "sizes " << got.size() << " / " << cpu.size();
+          ASSERT_EQ(d.error, ~0ull);
+          ASSERT_TRUE(d.frame == cpu) << "sizes " << d.frame.size() << " / " << cpu.size();
         }
       }
     }

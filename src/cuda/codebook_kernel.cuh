@@ -74,6 +74,19 @@ __device__ __forceinline__ void reverse_keys(uint64_t* keys, uint32_t m) {
   }
 }
 
+// The resident tree's arguments in shared-memory layout L (the one-block
+// kernel's): the leaves are keys[0..m), the sorted counts reversed in place.
+template <int NT, class L>
+__device__ __forceinline__ void resident_tree_args(ClArgs& g, uint64_t* keys, uint32_t m, unsigned char* smem) {
+  reverse_keys<NT>(keys, m);  // the leaves, increasing
+  __syncthreads();
+  g.leaf = keys;
+  g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+  g.parent = reinterpret_cast<uint16_t*>(smem + L::parent);
+  g.leafkids = smem + L::kids;
+  g.depth = smem + L::depth;
+}
+
 template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
@@ -189,16 +202,7 @@ __global__ void __launch_bounds__(NT, 1)
                                        reinterpret_cast<uint32_t*>(smem + L::loff),
                                        reinterpret_cast<uint32_t*>(smem + L::lsum), s_passes, peers,
                                        staged_sort != 0, packed_keys, stamps);
-  if (packed_keys) {  // each block its own ranks (the last pass ended with a cluster barrier)
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const uint32_t i = j * NT + tid;
-      const uint64_t k = keys[i];
-      keys[i] = k >> 16;
-      vals[i] = static_cast<uint16_t>(k);
-    }
-    __syncthreads();
-  }
+  if (packed_keys) unpack_keys<NT, ITEMS>(keys, vals);  // each block its own ranks (after a cluster barrier)
   stamp(stamps, 2);
 
   // 3. The tree (block 0) and the plan.
@@ -222,13 +226,7 @@ __global__ void __launch_bounds__(NT, 1)
     g.parent = tmp.parent;
     g.parent_sh = reinterpret_cast<uint16_t*>(smem + L::parent_sh);
   } else {
-    reverse_keys<NT>(keys, m);  // the leaves, increasing
-    __syncthreads();
-    g.leaf = keys;
-    g.node = reinterpret_cast<uint64_t*>(smem + L::node);
-    g.parent = reinterpret_cast<uint16_t*>(smem + L::parent);
-    g.leafkids = smem + L::kids;
-    g.depth = smem + L::depth;
+    resident_tree_args<NT, L>(g, keys, m, smem);
   }
   stamp(stamps, 3);
   // Block 0's own ranks (keys and symbols) for stage 4: the tree overwrites
@@ -277,13 +275,7 @@ __global__ void __launch_bounds__(NT, 1)
           using LR = Smem<NT, ITEMS, false>;
           static_assert(LR::total <= L::total && LR::keys == L::keys && LR::vals == L::vals,
                         "the resident layout fits the cluster kernel's");
-          reverse_keys<NT>(keys, m);  // the leaves, increasing
-          __syncthreads();
-          g.leaf = keys;
-          g.node = reinterpret_cast<uint64_t*>(smem + LR::node);
-          g.parent = reinterpret_cast<uint16_t*>(smem + LR::parent);
-          g.leafkids = smem + LR::kids;
-          g.depth = smem + LR::depth;
+          resident_tree_args<NT, LR>(g, keys, m, smem);
           generate_cl_block<NT, kIpt, LR::LR, LR::R, false>(g, cls);
         } else {
           generate_cl_block<NT, kIpt, L::LR, L::R, kCluster>(g, cls, copy_ranks);

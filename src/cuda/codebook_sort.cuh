@@ -156,6 +156,20 @@ __device__ void radix_sort_desc(uint64_t* keys, uint16_t* vals, uint32_t* wcnt, 
   }
 }
 
+// Packed keys (count << 16 | symbol) back to counts in keys and symbols in
+// vals, the block's NT * ITEMS in place; then a barrier.
+template <int NT, int ITEMS>
+__device__ __forceinline__ void unpack_keys(uint64_t* keys, uint16_t* vals) {
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const uint32_t i = j * NT + threadIdx.x;
+    const uint64_t k = keys[i];
+    keys[i] = k >> 16;
+    vals[i] = static_cast<uint16_t>(k);
+  }
+  __syncthreads();
+}
+
 // A bitonic network over one 64-bit key a thread of the block's NT threads
 // (NT a power of two), descending: thread t ends with the key of rank t.
 // Strides below 32 are shuffles; larger ones go through `scratch` (NT
@@ -266,14 +280,7 @@ __device__ void gather_present_to_block0(uint64_t* keys, uint16_t* vals, uint64_
     for (uint32_t i = tid; i < S; i += NT) keys[i] = i < m ? pool_sh[i] : 0;
     __syncthreads();
     sort();
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const uint32_t i = j * NT + tid;
-      const uint64_t k = keys[i];
-      keys[i] = k >> 16;
-      vals[i] = static_cast<uint16_t>(k);
-    }
-    __syncthreads();
+    unpack_keys<NT, ITEMS>(keys, vals);
   }
   for (uint32_t r = tid; r < m; r += NT) {
     const uint16_t sym = vals[r];

@@ -143,8 +143,7 @@ void histogram_u8_chunk_hashes(const void* d_in, uint64_t bytes, uint32_t chunk_
   VLEC_REQUIRE(histogram_chunk_hashes_fit(d_in, chunk_bytes) && d_hist && d_bad_index && d_checksums,
                "histogram_u8_chunk_hashes: 8-byte aligned input, chunks of a multiple of 1 KiB up to ",
                kMaxHashedChunkBytes, " bytes, and every output");
-  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kHistogramBins * sizeof(uint64_t), stream));
-  CUDA_CHECK(cudaMemsetAsync(d_bad_index, 0xFF, sizeof(uint64_t), stream));  // bytes: never outside the alphabet
+  clear_counts(d_hist, d_bad_index, stream);
   if (bytes == 0) return;
   const uint64_t chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
   auto launch = [&](auto kernel) {

@@ -179,8 +179,7 @@ void histogram_u16_chunk_hashes(const void* d_in, uint64_t elements, uint32_t ch
   VLEC_REQUIRE(histogram_u16_chunk_hashes_fit(d_in, chunk_bytes) && d_hist && d_bad_index && d_checksums,
                "histogram_u16_chunk_hashes: 8-byte aligned input, chunks of a multiple of 1 KiB, every output, and ",
                kWideSmem, " bytes of shared memory a block");
-  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kHistogramBins * sizeof(uint64_t), stream));
-  CUDA_CHECK(cudaMemsetAsync(d_bad_index, 0xFF, sizeof(uint64_t), stream));  // u16: never outside the alphabet
+  clear_counts(d_hist, d_bad_index, stream);
   if (elements == 0) return;
   const uint64_t chunks = (2 * elements + chunk_bytes - 1) / chunk_bytes;
   const auto kernel = histogram_chunk_hash_u16_kernel;

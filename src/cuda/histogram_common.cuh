@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/cuda_check.hpp"
 #include "cuda/histogram_gpu.hpp"
 
 namespace vlec::cuda {
@@ -36,6 +37,13 @@ constexpr uint64_t kCubPieceElements = uint64_t{1} << 30;     // cub: int offset
 constexpr uint32_t kSlicesU8 = 64, kSlicesWide = 8;
 
 uint32_t alphabet_of(DType t) { return t == DType::u8 ? 256u : kHistogramBins; }
+
+// Before a pass that counts u8 or u16 elements (every value in the alphabet)
+// into d_hist: the counters zeroed, and no element outside the alphabet.
+inline void clear_counts(uint64_t* d_hist, uint64_t* d_bad_index, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kHistogramBins * sizeof(uint64_t), stream));
+  CUDA_CHECK(cudaMemsetAsync(d_bad_index, 0xFF, sizeof(uint64_t), stream));
+}
 
 // The input as an unaligned head, 16-byte vectors and a tail (element counts).
 struct Split {
