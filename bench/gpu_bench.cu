@@ -316,6 +316,16 @@ int main(int argc, char** argv) {
         full_same = timed_full("full compress, chunks hashed by the encoder pass A  ");
         cuda::hash_chunks_with_histogram = true;
       }
+      if (sample.dtype == DType::u8 && cuda::histogram_chunk_hashes_fit(d_in.get(), chunk)) {
+        // The byte pass's other kernel (u8_chunk_hash_by_warps_max_bytes).
+        const uint32_t bound = cuda::u8_chunk_hash_by_warps_max_bytes;
+        const bool by_warps = chunk <= bound;
+        cuda::u8_chunk_hash_by_warps_max_bytes = by_warps ? 0 : UINT32_MAX;
+        full_same = timed_full(by_warps ? "full compress, byte hashing pass with a fold warp  "
+                                        : "full compress, byte hashing pass by whole chunks   ") &&
+                    full_same;
+        cuda::u8_chunk_hash_by_warps_max_bytes = bound;
+      }
       if (sample.dtype == DType::u16 && 2 * chunk > cuda::u16_hashed_chunk_max_bytes) {
         // The u16 chunks' checksums taken with the histogram where by default the encoder takes them.
         const uint32_t bound = cuda::u16_hashed_chunk_max_bytes;
@@ -356,6 +366,19 @@ int main(int argc, char** argv) {
           std::printf("%-12s %-5s %8u      stages: histogram with the chunks' XXH3 %8.3f ms %8.1f GB/s %6.1f%% of copy\n",
                       name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, hash_ms, gbs,
                       100 * gbs / copy_gbs);
+          if (!u16_hash) {  // the byte pass's other kernel
+            const uint32_t bound = cuda::u8_chunk_hash_by_warps_max_bytes;
+            const bool by_warps = chunk <= bound;
+            cuda::u8_chunk_hash_by_warps_max_bytes = by_warps ? 0 : UINT32_MAX;
+            const float other_ms = median_ms(args.repeat, [&] {
+              cuda::histogram_u8_chunk_hashes(d_in.get(), elements, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
+            });
+            cuda::u8_chunk_hash_by_warps_max_bytes = bound;
+            const double other = sample.bytes.size() / other_ms / 1e6;
+            std::printf("%-12s %-5s %8u      stages: the same by %-14s %8.3f ms %8.1f GB/s %6.1f%% of copy\n",
+                        name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk,
+                        by_warps ? "a fold warp" : "whole chunks", other_ms, other, 100 * other / copy_gbs);
+          }
         }
         std::printf("%-12s %-5s %8u      stages: histogram %8.3f ms %8.1f GB/s %6.1f%% of copy; codebook (%u-symbol "
                     "capacity) %7.1f us\n",

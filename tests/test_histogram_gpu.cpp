@@ -244,7 +244,8 @@ TEST(GpuHistogram, OutOfAlphabetU32ReportsTheFirstIndex) {
 // for the lanes encoder): the histogram of histogram_device, and each
 // chunk's checksum as the CPU hashes it, for chunk sizes of 1 to 64 KiB,
 // last chunks that are whole, of 1 byte, below 240 bytes (XXH3's short
-// path), inside a 1 KiB block, and inputs 8-byte but not 16-byte aligned.
+// path), inside a 1 KiB block, and inputs 8-byte but not 16-byte aligned;
+// both kernels (u8_chunk_hash_by_warps_max_bytes).
 TEST(GpuHistogram, ChunkHashesWithTheByteHistogram) {
   REQUIRE_GPU();
   const uint64_t seed = test::base_seed() + 12;
@@ -255,9 +256,12 @@ TEST(GpuHistogram, ChunkHashesWithTheByteHistogram) {
                          uint64_t{chunk} * 3 + 240, uint64_t{chunk} * 5 + 1500, uint64_t{chunk} * 700 + 77}) {
         const std::vector<uint8_t> data = test::sample(gen, n, DType::u8, seed + n);
         const huffman::Histogram cpu = cpu_histogram(data, DType::u8);
-        for (unsigned offset : {0u, 8u}) {  // 8: 8-byte, not 16-byte aligned
+        for (unsigned variant : {0u, 8u, 1u}) {  // offset 8: 8-byte, not 16-byte aligned; 1, 0: the kernel by warps, not
+          const unsigned offset = variant & 8u;
+          const bool by_warps = variant == 1;
           SCOPED_TRACE(std::string(gen) + " chunk " + std::to_string(chunk) + " n " + std::to_string(n) +
-                       " offset " + std::to_string(offset) + " seed " + std::to_string(seed + n));
+                       " offset " + std::to_string(offset) + (by_warps ? " by warps" : "") + " seed " +
+                       std::to_string(seed + n));
           cuda::DeviceBuffer<uint8_t> d_in(n + offset + 16);
           if (n) CUDA_CHECK(cudaMemcpy(d_in.get() + offset, data.data(), n, cudaMemcpyHostToDevice));
           ASSERT_TRUE(cuda::histogram_chunk_hashes_fit(d_in.get() + offset, chunk));
@@ -266,7 +270,10 @@ TEST(GpuHistogram, ChunkHashesWithTheByteHistogram) {
           CUDA_CHECK(cudaMemset(d_hist.get(), 0xA5, cuda::kHistogramBins * 8));  // poisoned: the call sets both
           CUDA_CHECK(cudaMemset(d_bad.get(), 0x5A, 8));
           CUDA_CHECK(cudaMemset(d_sums.get(), 0x3C, 8 * std::max<uint64_t>(chunks, 1)));
+          const uint32_t bound = cuda::u8_chunk_hash_by_warps_max_bytes;
+          cuda::u8_chunk_hash_by_warps_max_bytes = by_warps ? UINT32_MAX : 0;
           cuda::histogram_u8_chunk_hashes(d_in.get() + offset, n, chunk, d_hist.get(), d_bad.get(), d_sums.get(), 0);
+          cuda::u8_chunk_hash_by_warps_max_bytes = bound;
           std::vector<uint64_t> hist(cuda::kHistogramBins), sums(chunks);
           uint64_t bad = 0;
           CUDA_CHECK(cudaMemcpy(hist.data(), d_hist.get(), cuda::kHistogramBins * 8, cudaMemcpyDeviceToHost));

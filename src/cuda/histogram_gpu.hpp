@@ -70,6 +70,13 @@ constexpr uint32_t kMaxHashedChunkBytes = 65536;
 // (true, the default) or leaves them to the encoder. Not thread-safe; the
 // benchmarks compare.
 inline bool hash_chunks_with_histogram = true;
+// Which kernel takes them: every warp on whole chunks up to this chunk size
+// in bytes, eight load warps and a fold warp a block above it. H200, 1 GiB
+// of skewed bytes, same call (bench/results/2026-11-28-h200-session28-u8-
+// chunk-hash-by-warps.log): at 16 KiB chunks 0.495 -> 0.436 ms, full
+// compress 485 -> 492 GB/s; at 64 KiB 0.398 -> 0.415 ms, 601 -> 596. Not
+// thread-safe; a variable so that the benchmark and tests take both.
+inline uint32_t u8_chunk_hash_by_warps_max_bytes = 16384;
 bool histogram_chunk_hashes_fit(const void* d_in, uint32_t chunk_bytes);
 void histogram_u8_chunk_hashes(const void* d_in, uint64_t bytes, uint32_t chunk_bytes, uint64_t* d_hist,
                                uint64_t* d_bad_index, uint64_t* d_checksums, cudaStream_t stream);
