@@ -1,7 +1,8 @@
 // cuda/codebook_plan.cuh: the GPU codebook kernel's small helpers
-// (codebook_kernel.cuh): the candidates' limited length counts (the plan,
-// one warp a candidate, the limiter on the warp's registers), and the
-// serialized codebook's bit fields and header. Included by
+// (codebook_kernel.cuh): the counts' total test and the tree's leaves and
+// arrays, the candidates' limited length counts (the plan, one warp a
+// candidate, the limiter on the warp's registers), and the serialized
+// codebook's bit fields and header. Included by
 // codebook_kernel.cuh alone, hence the unnamed namespace.
 #pragma once
 
@@ -15,6 +16,39 @@
 namespace vlec::cuda {
 
 namespace {
+
+// ---- the tree's inputs ---------------------------------------------------------
+
+// A warp's counts summed (saturating) and added to *total clamped to 2^32, so
+// that *total < 2^32 says whether the counts total below 2^32 (the one-warp
+// tree's 32-bit weights).
+__device__ __forceinline__ void add_warp_total(uint64_t sum, uint32_t lane, unsigned long long* total) {
+  for (int o = 16; o > 0; o >>= 1) sum = sat_add(sum, __shfl_xor_sync(kFull, sum, o));
+  if (lane == 0 && sum) atomicAdd(total, static_cast<unsigned long long>(sum < (uint64_t{1} << 32) ? sum : uint64_t{1} << 32));
+}
+
+// keys[0..m) reversed in place by the block's NT threads (the sorted counts,
+// descending, become the leaves, increasing); the caller syncs after.
+template <int NT>
+__device__ __forceinline__ void reverse_keys(uint64_t* keys, uint32_t m) {
+  for (uint32_t i = threadIdx.x; i < m / 2; i += NT) {
+    const uint64_t a = keys[i], b = keys[m - 1 - i];
+    keys[i] = b, keys[m - 1 - i] = a;
+  }
+}
+
+// The resident tree's arguments in shared-memory layout L (the one-block
+// kernel's): the leaves are keys[0..m), the sorted counts reversed in place.
+template <int NT, class L>
+__device__ __forceinline__ void resident_tree_args(ClArgs& g, uint64_t* keys, uint32_t m, unsigned char* smem) {
+  reverse_keys<NT>(keys, m);  // the leaves, increasing
+  __syncthreads();
+  g.leaf = keys;
+  g.node = reinterpret_cast<uint64_t*>(smem + L::node);
+  g.parent = reinterpret_cast<uint16_t*>(smem + L::parent);
+  g.leafkids = smem + L::kids;
+  g.depth = smem + L::depth;
+}
 
 // ---- the plan -----------------------------------------------------------------
 
