@@ -26,9 +26,7 @@
 
 #if defined(VLEC_WITH_CUDA)
 #include "gpu_codebook_builder.hpp"
-#endif
 
-#if defined(VLEC_WITH_CUDA)
 namespace vlec {
 namespace {
 

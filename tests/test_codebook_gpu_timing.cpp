@@ -26,9 +26,7 @@
 namespace vlec {
 namespace {
 
-using huffman::Histogram;
-namespace cl = cuda::cl;
-using namespace codebook_test;
+using namespace codebook_test;  // (Histogram, cl)
 
 // Realistic skewed counts, every symbol present; median of 20 after warm-up,
 // enqueued directly (what a caller sees) and replayed as a CUDA graph (GPU time).

@@ -33,8 +33,9 @@
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
 // Resources (ptxas, sm_90, CUDA 13): <256,1> 54 registers, <256,4> 64,
-// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 104
-// bytes of spills (keys held across a sort pass's cluster barrier). Shared
+// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 130
+// bytes of spills (keys held across a sort pass's cluster barrier; 104
+// before the gathered sorts). Shared
 // memory: 12.6 / 22 / 176 / 224 KiB dynamic + 2.1 KiB static (the cluster
 // kernel's 224 KiB leave ~0.9 KiB of the 227 KiB a block may have).
 #pragma once

@@ -124,9 +124,10 @@ void codebook_stage(const Stages& st, const void* d_in, uint64_t elements, const
   const uint64_t* hist = given_hist;
   if (!hist) {
     uint64_t* counted = reinterpret_cast<uint64_t*>(st.t + st.l.hist);
-    if (hash_with_histogram(d_in, o) && o.dtype == DType::u8)
+    const bool hashed = hash_with_histogram(d_in, o);
+    if (hashed && o.dtype == DType::u8)
       cuda::histogram_u8_chunk_hashes(d_in, elements, o.chunk_elements, counted, st.bad(), st.chunk_sums(), s);
-    else if (hash_with_histogram(d_in, o))
+    else if (hashed)
       cuda::histogram_u16_chunk_hashes(d_in, elements, static_cast<uint32_t>(2 * o.chunk_elements), counted, st.bad(),
                                        st.chunk_sums(), s);
     else

@@ -172,14 +172,13 @@ __global__ void __launch_bounds__(kWarpThreads, 4)
           count_byte_word(base, lane4, static_cast<uint32_t>(v[f][m] >> 32));
         }
         if (j + f < hashed) {
-          const uint64_t sum = block_sum([&](unsigned m) { return v[f][m]; }, BlockKeys(s_secret, lane));
-          if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
+          fold_block(acc, [&](unsigned m) { return v[f][m]; }, BlockKeys(s_secret, lane), lane);
         }
       }
     }
     for (uint64_t i = whole * 1024 + lane; i < len; i += 32)  // the last chunk's bytes past its whole KiB
       atomicAdd(reinterpret_cast<uint32_t*>(base + ((uint32_t{p[i]} << 7) | lane4)), 1u);
-    const uint64_t h = len <= 240 ? (lane == 0 ? xxh3::hash64_short(p, len) : 0) : finish_long_warp(acc, p, len, lane);
+    const uint64_t h = finish_chunk_hash(acc, p, len, lane);
     if (lane == 0) checksums[c] = h;
   }
   __syncthreads();
@@ -211,7 +210,7 @@ void histogram_u8_chunk_hashes(const void* d_in, uint64_t bytes, uint32_t chunk_
     const uint64_t resident = resident_blocks(reinterpret_cast<const void*>(histogram_chunk_hash_u8_warps_kernel),
                                               kWarpThreads);
     const uint64_t want = (chunks + kWarpChunkWarps - 1) / kWarpChunkWarps;
-    const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(want, resident)));
+    const unsigned grid = static_cast<unsigned>(std::min(want, resident));
     histogram_chunk_hash_u8_warps_kernel<<<grid, kWarpThreads, 0, stream>>>(static_cast<const uint8_t*>(d_in), bytes,
                                                                               chunk_bytes, chunks, d_hist, d_checksums);
   } else {

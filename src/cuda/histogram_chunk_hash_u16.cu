@@ -142,8 +142,7 @@ __global__ void __launch_bounds__(kWideThreads, 1)
         if (j + f >= whole) break;  // warp-uniform
         count_words(v[f], base, hot_lane4, lo, hist);
         if (j + f < hashed) {
-          const uint64_t sum = block_sum([&](unsigned m) { return v[f][m]; }, BlockKeys(s_secret, lane));
-          if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
+          fold_block(acc, [&](unsigned m) { return v[f][m]; }, BlockKeys(s_secret, lane), lane);
         }
       }
       steps += kInFlight;
@@ -156,7 +155,7 @@ __global__ void __launch_bounds__(kWideThreads, 1)
       const uint16_t* rest = reinterpret_cast<const uint16_t*>(p);
       for (uint64_t i = whole * 512 + lane; i < len / 2; i += 32)  // the last chunk's symbols past its whole KiB
         count_one(rest[i], base, hot_lane4, lo, hist);
-      const uint64_t h = len <= 240 ? (lane == 0 ? xxh3::hash64_short(p, len) : 0) : finish_long_warp(acc, p, len, lane);
+      const uint64_t h = finish_chunk_hash(acc, p, len, lane);
       if (lane == 0) checksums[c] = h;
     }
   }
@@ -186,7 +185,7 @@ void histogram_u16_chunk_hashes(const void* d_in, uint64_t elements, uint32_t ch
   set_attribute_once(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kWideSmem));
   const uint64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), kWideThreads, kWideSmem);
   const uint64_t want = (chunks + kChunkWarps - 1) / kChunkWarps;
-  const unsigned grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(want, resident)));
+  const unsigned grid = static_cast<unsigned>(std::min(want, resident));
   kernel<<<grid, kWideThreads, kWideSmem, stream>>>(static_cast<const uint16_t*>(d_in), elements, chunk_bytes, chunks,
                                                     d_hist, d_checksums);
   CUDA_CHECK(cudaGetLastError());

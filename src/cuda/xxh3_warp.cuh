@@ -224,6 +224,21 @@ __device__ __forceinline__ uint64_t block_sum(Word&& word, const BlockKeys& keys
   return prod + __shfl_xor_sync(kFullMaskXxh, val, 1);
 }
 
+// A whole 1 KiB block folded into a chunk's accumulators (lanes 0..7 of acc),
+// in the chunk's block order: the kernels that hash chunks as they walk them.
+template <typename Word>
+__device__ __forceinline__ void fold_block(uint64_t& acc, Word&& word, const BlockKeys& keys, unsigned lane) {
+  const uint64_t sum = block_sum(word, keys);
+  if (lane < 8) acc = xxh3::scramble(acc + sum, lane);
+}
+
+// A chunk's XXH3-64 once its whole blocks (all but the last when the length
+// is a multiple of 1 KiB) are folded into acc: the tail from its bytes, or
+// XXH3's short path for chunks of at most 240 bytes. One warp; lane 0 gets it.
+__device__ __forceinline__ uint64_t finish_chunk_hash(uint64_t acc, const uint8_t* bytes, uint64_t len, unsigned lane) {
+  return len <= 240 ? (lane == 0 ? xxh3::hash64_short(bytes, len) : 0) : finish_long_warp(acc, bytes, len, lane);
+}
+
 // block_sum of block b of the 8-byte words at w64 (global memory).
 // kReadOnly loads through the read-only cache (__ldg); pass false where the
 // bytes were written by an earlier kernel the compiler cannot see (plain
