@@ -74,4 +74,28 @@ class GpuBuilder {
   cudaStream_t stream_ = nullptr;
 };
 
+// One build (no length limit) captured from the builder's stream into a CUDA
+// graph and instantiated; launch() replays it on that stream.
+class CapturedBuild {
+ public:
+  explicit CapturedBuild(GpuBuilder& gpu) : stream_(gpu.stream()) {
+    CK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+    gpu.enqueue(0);
+    CK(cudaStreamEndCapture(stream_, &graph_));
+    CK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  CapturedBuild(const CapturedBuild&) = delete;
+  CapturedBuild& operator=(const CapturedBuild&) = delete;
+  ~CapturedBuild() {
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  void launch() { CK(cudaGraphLaunch(exec_, stream_)); }
+
+ private:
+  cudaStream_t stream_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 }  // namespace vlec::codebook_test

@@ -232,18 +232,11 @@ TEST(GpuCodebook, CapturesIntoAGraph) {
     gpu.upload(h);
     gpu.enqueue(0);  // first-call host setup (CUB's query, the shared-memory attribute) outside the capture
     CK(cudaStreamSynchronize(gpu.stream()));
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamBeginCapture(gpu.stream(), cudaStreamCaptureModeRelaxed));
-    gpu.enqueue(0);
-    CK(cudaStreamEndCapture(gpu.stream(), &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
+    CapturedBuild captured(gpu);
     gpu.poison();
-    CK(cudaGraphLaunch(exec, gpu.stream()));
+    captured.launch();
     SCOPED_TRACE("graph, cap " + std::to_string(cap));
     expect_same(gpu.download(), cpu_codebook(h, 0));
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
   }
 }
 

@@ -66,15 +66,10 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
                           for (int i = 0; i < kBatch; ++i) gpu.enqueue(0);
                         }) / kBatch;
   expect_same(gpu.download(), cpu_codebook(h, 0));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CK(cudaStreamBeginCapture(gpu.stream(), cudaStreamCaptureModeRelaxed));
-  gpu.enqueue(0);
-  CK(cudaStreamEndCapture(gpu.stream(), &graph));
-  CK(cudaGraphInstantiate(&exec, graph, 0));
-  const float graphed = median_us(gpu, [&] { CK(cudaGraphLaunch(exec, gpu.stream())); });
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  const float graphed = [&] {
+    CapturedBuild captured(gpu);
+    return median_us(gpu, [&] { captured.launch(); });
+  }();
   const std::vector<uint64_t> desc = keys_desc(h);
   cl::ClTrace tr;
   if (desc.size() <= cl::kWarpTreeMax) cl::warp_tree_host(desc, tr, serial_all, run_after);
