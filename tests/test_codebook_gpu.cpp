@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -113,6 +114,64 @@ TEST(GpuCodebook, ClusterSortVariantsMatchCpu) {
     }
   }
   cuda::set_codebook_staged_sort(true);
+}
+
+// The cluster's sort by 10-bit digits (codebook_sort_wide.cuh) and by 8-bit
+// ones (set_codebook_wide_digits), over more than one block's worth of
+// present symbols (so not gathered into block 0), for largest counts of 9 to
+// 48 bits: uniformly random counts, few distinct ones (ties: the symbol
+// order decides) and a Laplace shape. The profile's slot 56 says which sort
+// ran and how many passes it took.
+TEST(GpuCodebook, WideDigitSortMatchesCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 31;
+  std::printf("GpuCodebook.WideDigitSortMatchesCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  cuda::DeviceBuffer<uint64_t> stamps(64);
+  cuda::set_codebook_profile(stamps.get());
+  int wide_builds = 0;
+  // VLEC_WIDE_SORT_QUICK: two builds of three blocks (two and three passes), for compute-sanitizer's racecheck.
+  const bool quick = std::getenv("VLEC_WIDE_SORT_QUICK") != nullptr;
+  const std::vector<uint32_t> widths = quick ? std::vector<uint32_t>{20, 30}
+                                             : std::vector<uint32_t>{9, 10, 16, 17, 19, 20, 24, 25, 28, 30, 33, 40, 41, 45, 48};
+  for (uint32_t bits : widths) {
+    for (int shape = 0; shape < (quick ? 1 : 3) && !HasFatalFailure(); ++shape) {
+      const uint32_t cap = quick ? 20000 : shape == 0 ? 65536 : 16384 + static_cast<uint32_t>(rng() % (65536 - 16384));
+      const uint64_t top = (uint64_t{1} << bits) - 1, most = std::min<uint64_t>(top, uint64_t{1} << 46);
+      std::vector<uint64_t> values(1 + rng() % 12);
+      for (uint64_t& v : values) v = 1 + rng() % most;
+      Histogram h(cap, 0);
+      for (uint32_t s = 0; s < cap; ++s) {
+        if (rng() % 4 == 0) continue;  // holes: a quarter absent, still more than a block's 8,192 present
+        h[s] = shape == 0   ? 1 + rng() % most
+               : shape == 1 ? values[rng() % values.size()]
+                            : 1 + static_cast<uint64_t>(static_cast<double>(most - 1) *
+                                                        std::exp(-std::fabs(s - cap / 2.0) / (cap / 16.0)));
+      }
+      h[rng() % cap] = top;  // the largest count's width is `bits`
+      for (bool wide : {true, false}) {
+        if (quick && !wide) continue;
+        cuda::set_codebook_wide_digits(wide);
+        compare_case(gpu, h, 0, "bits " + std::to_string(bits) + " shape " + std::to_string(shape) +
+                                    (wide ? " wide digits" : " 8-bit digits"));
+        uint64_t digits = 0;
+        CK(cudaMemcpy(&digits, stamps.get() + 56, 8, cudaMemcpyDeviceToHost));
+        const uint32_t wide_passes = (bits + 9) / 10, narrow_passes = (bits + 7) / 8;
+        if (wide && wide_passes < narrow_passes) {
+          EXPECT_EQ(digits & 255, wide_passes) << "bits " << bits;
+          EXPECT_EQ(digits >> 8 & 255, (bits + wide_passes - 1) / wide_passes) << "bits " << bits;
+          ++wide_builds;
+        } else {
+          EXPECT_EQ(digits, uint64_t{narrow_passes} << 16) << "bits " << bits << (wide ? " wide" : " 8-bit");
+        }
+      }
+    }
+  }
+  cuda::set_codebook_wide_digits(true);
+  cuda::set_codebook_profile(nullptr);
+  std::printf("  %d builds by 10-bit digits\n", wide_builds);
+  EXPECT_GT(wide_builds, 0);
 }
 
 // Leaf-node runs (serial_tree.hpp) on the device: geometric counts of random

@@ -120,6 +120,11 @@ void time_codebook(GpuBuilder& gpu, const Histogram& h, const char* what, uint32
     std::printf("  sort pass 1:");
     for (int i = 41; i <= 48; ++i)
       std::printf(" %s %llu", steps[i - 41], static_cast<unsigned long long>(st[i] - st[i - 1]));
+    if (st[56] & 255)
+      std::printf("; %llu passes of %llu-bit digits", static_cast<unsigned long long>(st[56] & 255),
+                  static_cast<unsigned long long>(st[56] >> 8 & 255));
+    else
+      std::printf("; %llu passes of 8-bit digits", static_cast<unsigned long long>(st[56] >> 16));
     std::printf("\n");
   }
   expect_same(gpu.download(), cpu_codebook(h, 0));
@@ -190,6 +195,10 @@ TEST(GpuCodebook, Timing) {
     time_codebook(gpu, Histogram(65536, 4096), ("equal" + t).c_str());
   }
   cuda::set_codebook_warp_tail(cl::kWarpTailNodes);
+  cuda::set_codebook_wide_digits(false);  // the cluster's sort by 8-bit digits alone (codebook_sort_wide.cuh)
+  time_codebook(gpu, timing_histogram(65536), "laplace/8");
+  time_codebook(gpu, random, "random/8");
+  cuda::set_codebook_wide_digits(true);
   cuda::set_codebook_staged_sort(false);  // the cluster's sort scattering straight from registers
   time_codebook(gpu, timing_histogram(65536), "laplace/rs");
   cuda::set_codebook_staged_sort(true);

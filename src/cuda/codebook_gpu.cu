@@ -47,7 +47,13 @@
 //              vote: ballots alone made sparse real histograms slower
 //              (quant65536 124 -> 128-144 us), with the vote 121 us;
 //              counts below 2^48 packed with their symbols (one remote
-//              store a key) 85 k -> 76 k.
+//              store a key) 85 k -> 76 k. Session 29: where digits of up
+//              to 10 bits save a pass (counts of 9-10, 17-20, 25-30, 33-40
+//              or 41-48 bits), the cluster sorts packed keys by them
+//              (codebook_sort_wide.cuh): uniformly random counts below 2^20
+//              in two passes of ~30 k cycles instead of three of ~25 k, sort
+//              ~79 k -> ~68 k cycles, the build 204.0-205.2 -> 198.6-199.5
+//              us as a graph (H200).
 //   tree       up to kWarpTreeMax (1,024) present symbols, resident: ONE warp
 //              (warp_tree.hpp), GenerateCL's phases under __syncwarp, each
 //              phase from one register window of 32 leaves and 32 nodes, 32
@@ -173,6 +179,7 @@ std::atomic<uint32_t> g_serial_all{cl::kSerialAll};
 std::atomic<uint32_t> g_warp_tail{cl::kWarpTailNodes};
 std::atomic<uint32_t> g_run_after{cl::kRunAfter};
 std::atomic<uint32_t> g_sort_network{1};
+std::atomic<uint32_t> g_wide_digits{1};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
@@ -183,7 +190,8 @@ void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const D
                                                                                       g_serial_all.load(),
                                                                                       g_warp_tail.load(),
                                                                                       g_run_after.load(),
-                                                                                      g_sort_network.load());
+                                                                                      g_sort_network.load(),
+                                                                                      g_wide_digits.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -207,6 +215,8 @@ void set_codebook_warp_tail(uint32_t nodes) { g_warp_tail.store(nodes); }
 void set_codebook_leaf_node_runs(uint32_t after) { g_run_after.store(after); }
 
 void set_codebook_sort_network(bool network) { g_sort_network.store(network ? 1 : 0); }
+
+void set_codebook_wide_digits(bool wide) { g_wide_digits.store(wide ? 1 : 0); }
 
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
@@ -240,7 +250,8 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   cfg.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, codebook_kernel<1024, 8, true>, d_hist, cap, static_cast<uint32_t>(length_limit),
                                 out, tmp, g_stamps.load(), g_staged_sort.load(), g_serial_all.load(),
-                                g_warp_tail.load(), g_run_after.load(), g_sort_network.load()));
+                                g_warp_tail.load(), g_run_after.load(), g_sort_network.load(),
+                                g_wide_digits.load()));
 }
 
 }  // namespace vlec::cuda

@@ -68,7 +68,9 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
 // ranks loaded, [51] every candidate's lengths; in the streaming tiles, [52]
 // the tiles whose B window was copied from global memory and [53] thread 0's
 // cycles in those copies, [54] the pair phases' steps (the warp's tail one)
-// and [55] thread 0's cycles in them (d_stamps: 64 u64 on the device).
+// and [55] thread 0's cycles in them; [56] the sort's digits: the wide
+// sort's passes | width << 8, or else the 8-bit passes << 16 (d_stamps: 64
+// u64 on the device).
 // nullptr (the default) turns it off.
 void set_codebook_profile(uint64_t* d_stamps);
 
@@ -99,5 +101,10 @@ void set_codebook_leaf_node_runs(uint32_t after);
 // tiles) are sorted by the bitonic network (codebook_sort.cuh, the default)
 // or by the cluster's radix sort of every symbol. For timing and tests.
 void set_codebook_sort_network(bool network);
+
+// Diagnostics: whether the cluster's radix sort of packed keys takes digits
+// of up to 10 bits where they save a pass (codebook_sort_wide.cuh, the
+// default) or 8-bit digits always. For timing and tests.
+void set_codebook_wide_digits(bool wide);
 
 }  // namespace vlec::cuda

@@ -33,9 +33,9 @@
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
 // Resources (ptxas, sm_90, CUDA 13): <256,1> 54 registers, <256,4> 64,
-// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 130
+// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 154
 // bytes of spills (keys held across a sort pass's cluster barrier; 104
-// before the gathered sorts). Shared
+// before the gathered sorts, 130 before the wide-digit sort). Shared
 // memory: 12.6 / 22 / 176 / 224 KiB dynamic + 2.1 KiB static (the cluster
 // kernel's 224 KiB leave ~0.9 KiB of the 227 KiB a block may have).
 #pragma once
@@ -47,6 +47,7 @@
 #include "cuda/codebook_layout.cuh"
 #include "cuda/codebook_plan.cuh"
 #include "cuda/codebook_sort.cuh"
+#include "cuda/codebook_sort_wide.cuh"
 #include "cuda/generate_cl.hpp"
 #include "cuda/warp_index.cuh"
 #include "cuda/warp_tree.hpp"
@@ -61,14 +62,14 @@ template <int NT, int ITEMS, bool kCluster>
 __global__ void __launch_bounds__(NT, 1)
     codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
                     uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
-                    uint32_t run_after, uint32_t sort_network) {
+                    uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ ClShared cls;
   __shared__ Plan plan;
   __shared__ unsigned long long s_max, s_total, s_bits[kCandidates];
-  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_choice, s_maxlen, s_alpha, s_groups, s_n, s_before;
+  __shared__ uint32_t s_nz, s_m, s_x32, s_passes, s_wide, s_choice, s_maxlen, s_alpha, s_groups, s_n, s_before;
   __shared__ uint32_t s_next[kSlots], s_btot[32], s_base[32];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem + L::keys);
   uint16_t* vals = reinterpret_cast<uint16_t*>(smem + L::vals);
@@ -120,7 +121,10 @@ __global__ void __launch_bounds__(NT, 1)
     s_m = all_nz;
     s_before = before;
     s_x32 = all_nz - all_big;
-    s_passes = (64 - __clzll(static_cast<long long>(all_max)) + 7) / 8;
+    const uint32_t bits = 64 - __clzll(static_cast<long long>(all_max));
+    const WideDigits wd = wide_digits_for(bits);
+    s_passes = (bits + 7) / 8;
+    s_wide = wd.passes | wd.width << 8;
   }
   __syncthreads();
   const uint32_t m = s_m;
@@ -162,7 +166,13 @@ __global__ void __launch_bounds__(NT, 1)
     }
     __syncthreads();
   }
-  if (!network && !gathered)
+  // 10-bit digits where they save a pass (codebook_sort_wide.cuh).
+  const bool wide = kCluster && packed_keys && wide_digits != 0 && (s_wide & 255u) != 0;
+  if (stamps != nullptr && tid == 0 && peers.rank == 0) stamps[56] = wide ? s_wide : s_passes << 16;
+  if constexpr (kCluster) {
+    if (wide) radix_sort_desc_wide<NT, ITEMS>(keys, smem, s_wide >> 8, s_wide & 255u, peers, stamps);
+  }
+  if (!network && !gathered && !wide)
     radix_sort_desc<NT, ITEMS, kCluster>(keys, vals, reinterpret_cast<uint32_t*>(smem + L::wcnt),
                                        reinterpret_cast<uint32_t*>(smem + L::tot),
                                        reinterpret_cast<uint32_t*>(smem + L::off),
