@@ -327,10 +327,14 @@ __global__ void __launch_bounds__(NT, 1)
     stamp_cycles(stamps, 50);
   }
   uint64_t cbits[kCandidates];
+  // Ranks at or above m have no length (bound[kMaxLen] = m): a thread whose
+  // first rank is one skips the searches (most threads of a wide alphabet
+  // with few present symbols).
+  const bool has_ranks = r0 < m;
 #pragma unroll
   for (uint32_t c = 0; c < kCandidates; ++c) {
     uint64_t bits = 0;
-    if (plan.valid[c]) {
+    if (plan.valid[c] && has_ranks) {
       uint32_t len[ITEMS];
       lens_of_ranks(plan.bound[c], r0, len);
 #pragma unroll
@@ -390,7 +394,9 @@ __global__ void __launch_bounds__(NT, 1)
   for (int j = 0; j < ITEMS; ++j) {
     const uint32_t i = j * NT + tid, s = bS + i;
     if constexpr (kCluster) {  // the chosen candidate's length of the symbol's rank (as stage 4 gave its rank)
-      len[j] = s < cap && plan.valid[s_choice] ? len_of_rank_probes(plan.bound[s_choice], rank_sh[i]) : 0;
+      // (an absent symbol's rank, 0xFFFF where the present were gathered, is at or above m: no probes)
+      const uint32_t rank = s < cap ? rank_sh[i] : ~0u;
+      len[j] = rank < m && plan.valid[s_choice] ? len_of_rank_probes(plan.bound[s_choice], rank) : 0;
     } else {
       len[j] = s < cap ? lens[i] : 0;
     }
