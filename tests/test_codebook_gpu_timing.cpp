@@ -168,6 +168,10 @@ TEST(GpuCodebook, Timing) {
     const Histogram narrow = timing_histogram(1024);
     std::copy(narrow.begin(), narrow.end(), wide.begin());
     time_codebook(gpu, wide, "1024-of-64K");
+    Histogram few(65536, 0);  // 42 bins: what 1 GiB of quant1024 uses
+    const Histogram bins42 = timing_histogram(42);
+    std::copy(bins42.begin(), bins42.end(), few.begin() + 491);
+    time_codebook(gpu, few, "42-of-64K");
     Histogram wider(65536, 0);  // ~2,500 bins: what 1 GiB of quant65536 uses
     const Histogram bins = timing_histogram(2560);
     std::copy(bins.begin(), bins.end(), wider.begin() + 30000);

@@ -95,5 +95,36 @@ TEST(GenerateCl, LengthOfRankByProbes) {
   EXPECT_GT(checked, 100000u);
 }
 
+// A thread's run of consecutive ranks (the codebook kernel's stage 4:
+// lens_of_ranks, by the first and last rank's probes and a pass over the
+// bounds between them) equals the binary search rank by rank, for runs of 8,
+// 4 and 1 starting anywhere up to and past the last code.
+template <uint32_t N>
+void check_runs_of_ranks(std::mt19937_64& rng, uint64_t& checked) {
+  for (int it = 0; it < 1000; ++it) {
+    uint32_t bound[cl::kSlots] = {};
+    const uint32_t top = 1 + static_cast<uint32_t>(rng() % cl::kMaxLen);
+    for (uint32_t l = 1; l < cl::kSlots; ++l)
+      bound[l] = bound[l - 1] + (l <= top && rng() % 3 ? static_cast<uint32_t>(rng() % (it % 2 ? 5 : 300)) : 0);
+    for (uint32_t r0 = 0; r0 <= bound[cl::kMaxLen] + N; ++r0) {
+      uint32_t len[N];
+      cl::lens_of_ranks(bound, r0, len);
+      for (uint32_t i = 0; i < N; ++i, ++checked)
+        ASSERT_EQ(len[i], cl::len_of_rank(bound, r0 + i)) << "case " << it << " ranks from " << r0 << " + " << i;
+    }
+  }
+}
+
+TEST(GenerateCl, LengthsOfARunOfRanks) {
+  const uint64_t seed = test::base_seed() + 32;
+  std::printf("GenerateCl.LengthsOfARunOfRanks seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  uint64_t checked = 0;
+  check_runs_of_ranks<8>(rng, checked);
+  check_runs_of_ranks<4>(rng, checked);
+  check_runs_of_ranks<1>(rng, checked);
+  EXPECT_GT(checked, 100000u);
+}
+
 }  // namespace
 }  // namespace vlec

@@ -33,7 +33,7 @@
 //      encode entries and the serialized fields (OR-ed in with atomics over a
 //      zeroed stream); block 0 writes the header.
 // Resources (ptxas, sm_90, CUDA 13): <256,1> 54 registers, <256,4> 64,
-// <1024,8> 64 and 12 bytes of spills; cluster <1024,8> 64 registers and 154
+// <1024,8> 64 and 44 bytes of spills (12 before lens_of_ranks' pass); cluster <1024,8> 64 registers and 154
 // bytes of spills (keys held across a sort pass's cluster barrier; 104
 // before the gathered sorts, 130 before the wide-digit sort). Shared
 // memory: 12.6 / 22 / 176 / 224 KiB dynamic + 2.1 KiB static (the cluster
