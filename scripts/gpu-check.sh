@@ -55,6 +55,11 @@ if [ -x "$BIN/gpu_bench" ] && [ -z "${SKIP_GPU_BENCH:-}" ]; then
   echo "== GPU benchmark"
   "$BIN/gpu_bench" ${GPU_BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1
 fi
+if [ -x "$BIN/lane_layout_probe" ] && [ -n "${LAYOUT_PROBE_ARGS:-}" ]; then
+  echo "== lane layout probe (a word-interleaved layout's encoder beside vlec's; a format probe)"
+  # shellcheck disable=SC2086
+  "$BIN/lane_layout_probe" $LAYOUT_PROBE_ARGS 2>&1 | tee "$OUT/lane-layout-probe.log" || status=1
+fi
 if [ -x "$BIN/rle_bench" ] && [ -z "${SKIP_RLE_BENCH:-}" ]; then
   echo "== RLE benchmark (parle, chunked, default, CUB baseline, decode, whole rle frames)"
   "$BIN/rle_bench" ${RLE_BENCH_ARGS:---size 1024 --repeat 10 --seed 1 --data runs,volume --chunks 65536} 2>&1 |

@@ -13,7 +13,7 @@ mkdir -p .device-carry
 rm -f .device-carry/*.gz  # a previous call's binaries (gzipped again below, they would nest)
 for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench \
   build-gpu/bench/histogram_bench build-gpu/vlec build-gpu/volume_pipeline build-gpu/bench/dwt_gpu_bench \
-  build-gpu/bench/image_bench build-gpu/bench/stream_bench build-gpu/bench/wavelet_gpu_bench; do
+  build-gpu/bench/image_bench build-gpu/bench/stream_bench build-gpu/bench/wavelet_gpu_bench build-gpu/bench/lane_layout_probe; do
   case " $targets " in *" $(basename "$f" | sed 's/^vlec$/vlec_cli/') "*) cp "$f" .device-carry/ && strip .device-carry/"$(basename "$f")" ;; esac
 done
 # Packed: each binary holds all of vlec's device code (~22 MB, ~7 MB gzipped);
