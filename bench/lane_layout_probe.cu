@@ -32,7 +32,9 @@
 #include "cpu/frame_codec.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_codebook.hpp"
+#include "cuda/frame_decode.hpp"
 #include "cuda/frame_device.hpp"
+#include "cuda/huffman_decode.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
 #include "huffman/chunk_codec.hpp"
@@ -126,6 +128,88 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     __syncwarp();
   }
   lane_words[32 * c + lane] = words;
+}
+
+// The decoder probe: one warp a chunk, lane j decodes its own symbols, word i
+// of its lane read at 32 i + j below the shortest count (its few tail words
+// first copied into shared memory), a refill whenever the buffer holds fewer
+// than 32 bits (no ballot: where the word is depends on i alone), one symbol
+// a lookup in a 2^kPrimaryBits table in shared memory (longer codes: a table
+// of 2^max_length entries in global memory), and the row's 4 symbols stored
+// as one coalesced word (u8) or two (u16). status[c] = 1: the lanes' spread
+// exceeds kTailWords (none measured above 15).
+constexpr unsigned kTailWords = 32;
+constexpr unsigned kPrimaryBits = 11;
+
+template <typename Sym, unsigned K>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    probe_decode(const uint32_t* slots, uint64_t slot_words, const uint32_t* lane_words, uint64_t n, uint32_t chunk,
+                 uint64_t chunks, const uint32_t* primary, const uint32_t* whole, unsigned L, Sym* out,
+                 uint32_t* status) {
+  __shared__ uint32_t table[1u << kPrimaryBits];
+  __shared__ uint32_t tail[kWarpsPerBlock][kTailWords][32];  // [warp][word - shortest][lane]: no bank conflicts
+  for (uint32_t i = threadIdx.x; i < (1u << kPrimaryBits); i += blockDim.x) table[i] = primary[i];
+  __syncthreads();
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + warp;
+  if (c >= chunks) return;
+  const uint32_t* in = slots + c * slot_words;
+  const uint32_t words = lane_words[32 * c + lane];
+  const uint32_t shortest = __reduce_min_sync(kFull, words), longest = __reduce_max_sync(kFull, words);
+  if (longest - shortest > kTailWords) {
+    if (lane == 0) status[c] = 1;
+    return;
+  }
+  uint32_t at = 32 * shortest;
+  for (uint32_t t = shortest; t < longest; ++t) {
+    const bool has = words > t;
+    const uint32_t mask = __ballot_sync(kFull, has);
+    if (has) tail[warp][t - shortest][lane] = in[at + __popc(mask & ((1u << lane) - 1))];
+    at += __popc(mask);
+  }
+  __syncwarp();
+  const uint32_t P = min(kPrimaryBits, L);
+  const uint64_t pmask = (uint64_t{1} << P) - 1, lmask = (uint64_t{1} << L) - 1;
+  uint64_t buf = 0;
+  uint32_t bits = 0, i = 0;
+  const uint32_t* word_at = in + lane;
+  const auto refill = [&] {
+    if (bits < 32) {
+      const uint32_t w = i < shortest ? __ldg(word_at) : i < words ? tail[warp][i - shortest][lane] : 0u;
+      buf |= uint64_t{w} << bits;
+      bits += 32;
+      ++i;
+      word_at += 32;
+    }
+  };
+  const auto decode_one = [&]() -> uint32_t {
+    uint32_t e = table[buf & pmask];
+    if ((e >> 24) == 0) e = __ldg(whole + (buf & lmask));
+    const uint32_t l = e >> 24;
+    buf >>= l;
+    bits -= l;
+    return e & 0xFFFFFFu;
+  };
+  const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first), rows = count / huffman::kRow;
+  Sym* dst = out + first + huffman::kGroup * lane;
+  for (uint64_t r = 0; r < rows; ++r, dst += huffman::kRow) {
+    uint32_t s[4];
+#pragma unroll
+    for (unsigned step = 0; step < 4 / K; ++step) {
+      refill();
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) s[step * K + k] = decode_one();
+    }
+    if constexpr (sizeof(Sym) == 1)
+      *reinterpret_cast<uint32_t*>(dst) = s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24;
+    else
+      *reinterpret_cast<uint2*>(dst) = make_uint2(s[0] | s[1] << 16, s[2] | s[3] << 16);
+  }
+  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
+  for (uint32_t k = 0; k < mine; ++k) {
+    refill();
+    dst[k] = static_cast<Sym>(decode_one());
+  }
 }
 
 // The CPU's check: every chunk's lanes rebuilt from the probe's layout and
@@ -268,7 +352,62 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
               static_cast<unsigned long long>(spread), bad ? "CHUNKS DIFFER" : "every chunk == input",
               gpu_frame == frame ? "== CPU bytes" : "DIFFERS");
   std::fflush(stdout);
-  return bad || gpu_frame != frame ? 1 : 0;
+  if (bad || gpu_frame != frame) return 1;
+
+  // The decoders: the probe's, on the slots just written, and vlec's (the
+  // verified decoder of gpu_bench: every chunk's XXH3 checked too) on the
+  // CPU's frame, timed alternately; both outputs compared with the input.
+  const unsigned L = book.max_length, P = std::min(kPrimaryBits, L);
+  std::vector<uint32_t> primary(std::size_t{1} << kPrimaryBits, 0), whole(std::size_t{1} << L, 0);
+  for (uint32_t sym = 0; sym < book.alphabet_size; ++sym)
+    if (const unsigned l = book.lengths[sym]) {
+      for (uint32_t hi = 0; hi < (1u << (L - l)); ++hi) whole[book.codes[sym] | hi << l] = sym | l << 24;
+      if (l <= P)
+        for (uint32_t hi = 0; hi < (1u << (P - l)); ++hi) primary[book.codes[sym] | hi << l] = sym | l << 24;
+    }
+  cuda::DeviceBuffer<uint32_t> d_primary(primary.size()), d_whole(whole.size()), d_status(chunks);
+  CUDA_CHECK(cudaMemcpy(d_primary.get(), primary.data(), 4 * primary.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_whole.get(), whole.data(), 4 * whole.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(d_status.get(), 0, 4 * chunks));
+  cuda::DeviceBuffer<uint8_t> d_probe_out(sample.bytes.size()), d_vlec_out(sample.bytes.size());
+  CUDA_CHECK(cudaMemset(d_probe_out.get(), 0xA5, sample.bytes.size()));
+  CUDA_CHECK(cudaMemset(d_vlec_out.get(), 0xA5, sample.bytes.size()));
+  Sym* d_probe_sym = reinterpret_cast<Sym*>(d_probe_out.get());
+  const auto probe_dec = [&] {
+    if (K == 4) probe_decode<Sym, 4><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
+                                                      d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
+    else if (K == 2) probe_decode<Sym, 2><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
+                                                           d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
+    else probe_decode<Sym, 1><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
+                                               d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
+    CUDA_CHECK(cudaGetLastError());
+  };
+  const uint64_t payload_bytes = f.header.frame_bytes - f.header.header_area_bytes();
+  cuda::DeviceBuffer<uint8_t> d_payload(payload_bytes), d_dtemp(cuda::frame_decode_temp_bytes(f));
+  CUDA_CHECK(cudaMemcpy(d_payload.get(), f.payload, payload_bytes, cudaMemcpyHostToDevice));
+  const cuda::HuffmanDecodeArgs a =
+      cuda::prepare_frame_decode(f, d_payload.get(), d_vlec_out.get(), d_dtemp.get(), d_dtemp.size(), 0);
+  const auto vlec_dec = [&] { cuda::launch_huffman_decode(a, 0); };
+  const std::vector<float> dms = bench::medians_ms(repeat, 0, probe_dec, vlec_dec);
+  std::vector<uint8_t> back(sample.bytes.size());
+  std::vector<uint32_t> status(chunks);
+  CUDA_CHECK(cudaMemcpy(status.data(), d_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(back.data(), d_probe_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  const bool probe_ok = back == sample.bytes && std::count(status.begin(), status.end(), 0u) == std::ptrdiff_t(chunks);
+  CUDA_CHECK(cudaMemcpy(back.data(), d_vlec_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  bool vlec_ok = back == sample.bytes;
+  try {
+    cuda::check_frame_decode(f, d_dtemp.get());
+  } catch (const Error&) {
+    vlec_ok = false;
+  }
+  std::printf("%-11s %-4s %6u  decode: probe %7.3f ms %7.1f GB/s %5.1f%% of copy (no checksum) | vlec (verified, XXH3 "
+              "of every chunk) %7.3f ms %7.1f GB/s %5.1f%% | probe output %s, vlec output %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, dms[0], gb / dms[0] / 1e6,
+              100 * gb / dms[0] / 1e6 / copy_gbs, dms[1], gb / dms[1] / 1e6, 100 * gb / dms[1] / 1e6 / copy_gbs,
+              probe_ok ? "== input" : "DIFFERS", vlec_ok ? "== input" : "DIFFERS");
+  std::fflush(stdout);
+  return probe_ok && vlec_ok ? 0 : 1;
 }
 
 }  // namespace
