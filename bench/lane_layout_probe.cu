@@ -19,6 +19,9 @@
 // what the layout allows and is not a figure of vlec. Every chunk it writes
 // is decoded back on the CPU and compared with the input; vlec's encoder (the
 // whole frame, with the same codebook) is timed alternately in the same run.
+// Then a plain decoder of the layout (probe_decode: no ballot, one symbol a
+// lookup, no checksum) is timed alternately with vlec's verified decoder,
+// both outputs compared with the input.
 #include <cuda_runtime.h>
 
 #include <algorithm>
