@@ -19,9 +19,12 @@
 // what the layout allows and is not a figure of vlec. Every chunk it writes
 // is decoded back on the CPU and compared with the input; vlec's encoder (the
 // whole frame, with the same codebook) is timed alternately in the same run.
-// Then a plain decoder of the layout (probe_decode: no ballot, one symbol a
-// lookup, no checksum) is timed alternately with vlec's verified decoder,
-// both outputs compared with the input.
+// Beside them, the same encoder with placement (probe_encode_placed: pass A
+// over the code lengths, the decoupled look-back, pass B into one dense
+// frame), checked the same way. Then a plain decoder of the layout
+// (probe_decode: no ballot, one symbol a lookup, no checksum) is timed
+// alternately with vlec's verified decoder, both outputs compared with the
+// input. The kernels are in lane_layout_probe_kernels.cuh.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -32,7 +35,9 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "lane_layout_probe_kernels.cuh"
 #include "cpu/frame_codec.hpp"
+#include "cuda/chunk_scan.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_decode.hpp"
@@ -47,180 +52,12 @@ using namespace vlec;
 
 namespace {
 
-constexpr unsigned kWarpsPerBlock = 8;
-constexpr unsigned kSharedEntries = 1024;
-constexpr unsigned kFull = 0xFFFFFFFFu;
+using namespace vlec::probe;
 
-template <typename Sym>
-__device__ __forceinline__ void load_group(const Sym* p, uint32_t (&s)[4]) {
-  if constexpr (sizeof(Sym) == 1) {
-    const uint32_t w = *reinterpret_cast<const uint32_t*>(p);
-    for (int k = 0; k < 4; ++k) s[k] = (w >> (8 * k)) & 255u;
-  } else {
-    const uint2 w = *reinterpret_cast<const uint2*>(p);
-    s[0] = w.x & 0xFFFFu, s[1] = w.x >> 16, s[2] = w.y & 0xFFFFu, s[3] = w.y >> 16;
-  }
-}
-
-// One warp a chunk: lane j codes the chunk's symbols of lane j (groups of 4,
-// row by row) into its words, word i stored at 32 i + j of the chunk's slot
-// as it completes; then the words past the shortest lane's count are packed
-// after 32 * shortest, row by row in lane order. lane_words: each lane's count.
-template <typename Sym, unsigned K, bool kShared>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    probe_encode(const Sym* in, uint64_t n, uint32_t chunk, uint64_t chunks, const uint32_t* entry,
-                 uint32_t* slots, uint64_t slot_words, uint32_t* lane_words) {
-  __shared__ uint32_t table[kShared ? kSharedEntries : 1];
-  if constexpr (kShared) {
-    for (uint32_t i = threadIdx.x; i < kSharedEntries; i += blockDim.x) table[i] = entry[i];
-    __syncthreads();
-  }
-  const uint32_t lane = threadIdx.x & 31;
-  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
-  if (c >= chunks) return;
-  const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first);
-  const Sym* src = in + first + huffman::kGroup * lane;
-  uint32_t* out = slots + c * slot_words;
-  const auto lookup = [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); };
-  uint64_t acc = 0;
-  uint32_t nb = 0;
-  uint32_t* next = out + lane;  // where the lane's next word goes (32 words on per word)
-  const auto append = [&](uint32_t code, uint32_t len) {  // code below 2^32, nb below 32: one word at most
-    acc |= uint64_t{code} << nb;
-    nb += len;
-    if (nb >= 32) {
-      __stcg(next, static_cast<uint32_t>(acc));
-      next += 32;
-      acc >>= 32;
-      nb -= 32;
-    }
-  };
-  const uint64_t rows = count / huffman::kRow;
-  for (uint64_t r = 0; r < rows; ++r, src += huffman::kRow) {
-    uint32_t s[4];
-    load_group(src, s);
-#pragma unroll
-    for (unsigned step = 0; step < 4 / K; ++step) {
-      uint32_t code = 0, len = 0;
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k) {
-        const uint32_t e = lookup(s[step * K + k]);
-        code |= (e & 0xFFFFFFu) << len;
-        len += e >> 24;
-      }
-      append(code, len);
-    }
-  }
-  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
-  for (uint32_t k = 0; k < mine; ++k) {
-    const uint32_t e = lookup(src[k]);
-    append(e & 0xFFFFFFu, e >> 24);
-  }
-  if (nb > 0) __stcg(next, static_cast<uint32_t>(acc)), next += 32;
-  const uint32_t words = static_cast<uint32_t>((next - out) / 32);
-  const uint32_t shortest = __reduce_min_sync(kFull, words), longest = __reduce_max_sync(kFull, words);
-  uint32_t at = 32 * shortest;
-  // A lane reads only its own words (its own stores: program order); a row's
-  // words are all read before any is moved, and moves go below 32 (t + 1).
-  for (uint32_t t = shortest; t < longest; ++t) {
-    const bool has = words > t;
-    const uint32_t w = has ? out[32 * t + lane] : 0, mask = __ballot_sync(kFull, has);
-    __syncwarp();
-    if (has) out[at + __popc(mask & ((1u << lane) - 1))] = w;
-    at += __popc(mask);
-    __syncwarp();
-  }
-  lane_words[32 * c + lane] = words;
-}
-
-// The decoder probe: one warp a chunk, lane j decodes its own symbols, word i
-// of its lane read at 32 i + j below the shortest count (its few tail words
-// first copied into shared memory), a refill whenever the buffer holds fewer
-// than 32 bits (no ballot: where the word is depends on i alone), one symbol
-// a lookup in a 2^kPrimaryBits table in shared memory (longer codes: a table
-// of 2^max_length entries in global memory), and the row's 4 symbols stored
-// as one coalesced word (u8) or two (u16). status[c] = 1: the lanes' spread
-// exceeds kTailWords (none measured above 15).
-constexpr unsigned kTailWords = 32;
-constexpr unsigned kPrimaryBits = 11;
-
-template <typename Sym, unsigned K>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    probe_decode(const uint32_t* slots, uint64_t slot_words, const uint32_t* lane_words, uint64_t n, uint32_t chunk,
-                 uint64_t chunks, const uint32_t* primary, const uint32_t* whole, unsigned L, Sym* out,
-                 uint32_t* status) {
-  __shared__ uint32_t table[1u << kPrimaryBits];
-  __shared__ uint32_t tail[kWarpsPerBlock][kTailWords][32];  // [warp][word - shortest][lane]: no bank conflicts
-  for (uint32_t i = threadIdx.x; i < (1u << kPrimaryBits); i += blockDim.x) table[i] = primary[i];
-  __syncthreads();
-  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + warp;
-  if (c >= chunks) return;
-  const uint32_t* in = slots + c * slot_words;
-  const uint32_t words = lane_words[32 * c + lane];
-  const uint32_t shortest = __reduce_min_sync(kFull, words), longest = __reduce_max_sync(kFull, words);
-  if (longest - shortest > kTailWords) {
-    if (lane == 0) status[c] = 1;
-    return;
-  }
-  uint32_t at = 32 * shortest;
-  for (uint32_t t = shortest; t < longest; ++t) {
-    const bool has = words > t;
-    const uint32_t mask = __ballot_sync(kFull, has);
-    if (has) tail[warp][t - shortest][lane] = in[at + __popc(mask & ((1u << lane) - 1))];
-    at += __popc(mask);
-  }
-  __syncwarp();
-  const uint32_t P = min(kPrimaryBits, L);
-  const uint64_t pmask = (uint64_t{1} << P) - 1, lmask = (uint64_t{1} << L) - 1;
-  uint64_t buf = 0;
-  uint32_t bits = 0, i = 0;
-  const uint32_t* word_at = in + lane;
-  const auto refill = [&] {
-    if (bits < 32) {
-      const uint32_t w = i < shortest ? __ldg(word_at) : i < words ? tail[warp][i - shortest][lane] : 0u;
-      buf |= uint64_t{w} << bits;
-      bits += 32;
-      ++i;
-      word_at += 32;
-    }
-  };
-  const auto decode_one = [&]() -> uint32_t {
-    uint32_t e = table[buf & pmask];
-    if ((e >> 24) == 0) e = __ldg(whole + (buf & lmask));
-    const uint32_t l = e >> 24;
-    buf >>= l;
-    bits -= l;
-    return e & 0xFFFFFFu;
-  };
-  const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first), rows = count / huffman::kRow;
-  Sym* dst = out + first + huffman::kGroup * lane;
-  for (uint64_t r = 0; r < rows; ++r, dst += huffman::kRow) {
-    uint32_t s[4];
-#pragma unroll
-    for (unsigned step = 0; step < 4 / K; ++step) {
-      refill();
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k) s[step * K + k] = decode_one();
-    }
-    if constexpr (sizeof(Sym) == 1)
-      *reinterpret_cast<uint32_t*>(dst) = s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24;
-    else
-      *reinterpret_cast<uint2*>(dst) = make_uint2(s[0] | s[1] << 16, s[2] | s[3] << 16);
-  }
-  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
-  for (uint32_t k = 0; k < mine; ++k) {
-    refill();
-    dst[k] = static_cast<Sym>(decode_one());
-  }
-}
-
-// The CPU's check: every chunk's lanes rebuilt from the probe's layout and
-// decoded with the codebook (a table of 2^max_length entries), each symbol
-// compared with the input. Returns the chunks that differ.
-template <typename Sym>
-uint64_t decode_check(const std::vector<Sym>& input, uint32_t chunk, const std::vector<uint32_t>& slots,
-                      uint64_t slot_words, const std::vector<uint32_t>& lane_words, const huffman::Codebook& book) {
+// view(c, counts): chunk c's words (32 i + j below the shortest count, the
+// rest packed after), its 32 lane counts filled in.
+template <typename Sym, typename View>
+uint64_t decode_check(const std::vector<Sym>& input, uint32_t chunk, const huffman::Codebook& book, View&& view) {
   const unsigned L = book.max_length;
   std::vector<uint32_t> table(std::size_t{1} << L, 0);
   for (uint32_t s = 0; s < book.alphabet_size; ++s)
@@ -233,8 +70,8 @@ uint64_t decode_check(const std::vector<Sym>& input, uint32_t chunk, const std::
     pool.emplace_back([&, w] {
       std::vector<uint32_t> lane[32];
       for (uint64_t c = w; c < chunks; c += bad.size()) {
-        const uint32_t* slot = slots.data() + c * slot_words;
-        const uint32_t* counts = lane_words.data() + 32 * c;
+        uint32_t counts[32];
+        const uint32_t* slot = view(c, counts);
         const uint32_t shortest = *std::min_element(counts, counts + 32), longest = *std::max_element(counts, counts + 32);
         for (unsigned j = 0; j < 32; ++j) {
           lane[j].clear();
@@ -323,7 +160,26 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   e.frame_capacity = d_frame.size();
   e.frame_bytes = d_size.get();
   const auto lanes = [&] { cuda::encode_frame_device(e, d_temp.get(), d_temp.size(), 0); };
-  const std::vector<float> ms = bench::medians_ms(repeat, 0, probe, lanes);
+  // The probe with placement (pass A, look-back, pass B) into one frame.
+  const uint64_t placed_capacity = chunks * (kCountBytes + 4 * 32) + n * book.max_length / 8 + 64;
+  cuda::DeviceBuffer<uint8_t> d_placed(placed_capacity);
+  cuda::DeviceBuffer<uint64_t> d_offsets(chunks);
+  cuda::DeviceBuffer<unsigned long long> d_scan(chunks + 1);  // the scan's words, then the ticket
+  cuda::DeviceBuffer<uint32_t> d_placed_status(chunks);
+  CUDA_CHECK(cudaMemset(d_placed_status.get(), 0, 4 * chunks));
+  const cuda::ChunkScanState scan{d_scan.get(), reinterpret_cast<unsigned int*>(d_scan.get() + chunks)};
+  const auto placed = [&] {
+    CUDA_CHECK(cudaMemsetAsync(d_scan.get(), 0, 8 * (chunks + 1), 0));
+#define VLEC_PLACED(KK, SH)                                                                                             \
+  probe_encode_placed<Sym, KK, SH><<<grid, block>>>(d_sym, n, chunk, chunks, d_entry.get(), d_placed.get(),            \
+                                                    d_offsets.get(), scan, d_placed_status.get())
+    if (K == 4) shared ? VLEC_PLACED(4, true) : VLEC_PLACED(4, false);
+    else if (K == 2) shared ? VLEC_PLACED(2, true) : VLEC_PLACED(2, false);
+    else shared ? VLEC_PLACED(1, true) : VLEC_PLACED(1, false);
+#undef VLEC_PLACED
+    CUDA_CHECK(cudaGetLastError());
+  };
+  const std::vector<float> ms = bench::medians_ms(repeat, 0, probe, lanes, placed);
 
   std::vector<uint32_t> slots(chunks * slot_words), lane_words(32 * chunks);
   CUDA_CHECK(cudaMemcpy(slots.data(), d_slots.get(), 4 * slots.size(), cudaMemcpyDeviceToHost));
@@ -334,7 +190,36 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   CUDA_CHECK(cudaMemcpy(gpu_frame.data(), d_frame.get(), gpu_frame.size(), cudaMemcpyDeviceToHost));
   std::vector<Sym> input(n);
   std::memcpy(input.data(), sample.bytes.data(), sample.bytes.size());
-  const uint64_t bad = decode_check(input, chunk, slots, slot_words, lane_words, book);
+  const uint64_t bad = decode_check(input, chunk, book, [&](uint64_t c, uint32_t (&counts)[32]) {
+    std::copy(lane_words.data() + 32 * c, lane_words.data() + 32 * c + 32, counts);
+    return slots.data() + c * slot_words;
+  });
+  // The placed frame, checked the same way from its chunks' offsets and lane counts.
+  std::vector<uint64_t> offsets(chunks);
+  std::vector<uint32_t> placed_status(chunks);
+  CUDA_CHECK(cudaMemcpy(offsets.data(), d_offsets.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(placed_status.data(), d_placed_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+  std::vector<uint8_t> placed_frame(placed_capacity);
+  CUDA_CHECK(cudaMemcpy(placed_frame.data(), d_placed.get(), placed_capacity, cudaMemcpyDeviceToHost));
+  uint64_t placed_bytes = 0;
+  bool placed_dense = true;  // each chunk right after its predecessor
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint8_t* b = placed_frame.data() + offsets[c];
+    uint32_t words = 0, shortest = 0;
+    std::memcpy(&shortest, b, 4);
+    for (int j = 0; j < 32; ++j) words += shortest + b[4 + j];
+    placed_dense &= offsets[c] == placed_bytes;
+    placed_bytes += kCountBytes + 4 * uint64_t{words};
+  }
+  const uint64_t placed_bad =
+      std::count_if(placed_status.begin(), placed_status.end(), [](uint32_t v) { return v != 0; }) +
+      decode_check(input, chunk, book, [&](uint64_t c, uint32_t (&counts)[32]) {
+        const uint8_t* b = placed_frame.data() + offsets[c];
+        uint32_t shortest = 0;
+        std::memcpy(&shortest, b, 4);
+        for (int j = 0; j < 32; ++j) counts[j] = shortest + b[4 + j];
+        return reinterpret_cast<const uint32_t*>(b + kCountBytes);
+      });
   uint64_t probe_bytes = 0, spread = 0;
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint32_t* w = lane_words.data() + 32 * c;
@@ -354,8 +239,14 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
               static_cast<unsigned long long>(payload), 100.0 * (double(probe_bytes) - double(payload)) / double(payload),
               static_cast<unsigned long long>(spread), bad ? "CHUNKS DIFFER" : "every chunk == input",
               gpu_frame == frame ? "== CPU bytes" : "DIFFERS");
+  std::printf("%-11s %-4s %6u  placed probe (pass A, look-back, pass B) %7.3f ms %7.1f GB/s %5.1f%% of copy, %llu "
+              "bytes%s; decoded on the CPU: %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, ms[2], gb / ms[2] / 1e6,
+              100 * gb / ms[2] / 1e6 / copy_gbs, static_cast<unsigned long long>(placed_bytes),
+              placed_dense ? ", chunks dense" : ", CHUNKS NOT DENSE",
+              placed_bad ? "CHUNKS DIFFER" : "every chunk == input");
   std::fflush(stdout);
-  if (bad || gpu_frame != frame) return 1;
+  if (bad || placed_bad || !placed_dense || gpu_frame != frame) return 1;
 
   // The decoders: the probe's, on the slots just written, and vlec's (the
   // verified decoder of gpu_bench: every chunk's XXH3 checked too) on the
