@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <queue>
@@ -451,6 +452,39 @@ TEST(Histogram, U32ValueOutsideAlphabetIsNamed) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::value_out_of_alphabet);
     EXPECT_NE(std::string(e.what()).find("value 70000 at element 1042"), std::string::npos) << e.what();
+  }
+}
+
+// The one-pass wide histogram grows to the largest value seen, across calls
+// (a thread's chunks accumulate into one histogram), and counts every value
+// exactly: random u16 and u32 values of rising and falling tops, against a
+// plain count; the histogram never larger than 1 + the largest value.
+TEST(Histogram, WideValuesGrowTheHistogramAcrossCalls) {
+  const uint64_t seed = test::base_seed() + 41;
+  std::printf("Histogram.WideValuesGrowTheHistogramAcrossCalls seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  for (const DType t : {DType::u16, DType::u32}) {
+    Histogram h, want;
+    uint32_t top = 0;
+    for (int call = 0; call < 40; ++call) {
+      const uint32_t bound = 1 + static_cast<uint32_t>(rng() % (call % 3 == 0 ? 65536 : 1 + 64 * (call + 1)));
+      const std::size_t n = static_cast<std::size_t>(rng() % 5000);
+      std::vector<uint32_t> v(n);
+      for (uint32_t& x : v) x = static_cast<uint32_t>(rng() % bound);
+      for (uint32_t x : v) {
+        if (want.size() <= x) want.resize(x + 1, 0);
+        ++want[x];
+        top = std::max(top, x);
+      }
+      if (t == DType::u16) {
+        const std::vector<uint16_t> v16(v.begin(), v.end());
+        accumulate_histogram(v16.data(), n, t, h, 0);
+      } else {
+        accumulate_histogram(v.data(), n, t, h, 0);
+      }
+      ASSERT_EQ(h, want) << "call " << call;
+      if (!h.empty()) ASSERT_EQ(h.size(), top + 1u);
+    }
   }
 }
 

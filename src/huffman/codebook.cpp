@@ -16,18 +16,24 @@ namespace {
 
 template <typename T>
 void count_wide(const T* p, std::size_t count, Histogram& hist, uint64_t first_index) {
-  // Values are checked against the alphabet as they are counted; the histogram
-  // grows to the largest value seen so that small alphabets stay small.
-  uint32_t top = 0;
+  // One pass: the histogram grows to the largest value seen (so that small
+  // alphabets stay small), and a value is checked against the alphabet only
+  // where it is past the histogram's end, the rare branch. (A pass for the
+  // largest value and the check, then one to count, ran quant1024's u16
+  // codes at 2.3 GB/s on one core.)
+  uint64_t* h = hist.data();
+  std::size_t size = hist.size();
   for (std::size_t i = 0; i < count; ++i) {
-    uint64_t v = p[i];
-    SAFETY_CHECK(v < kMaxAlphabet, ErrorCode::value_out_of_alphabet, "value ", v,
-                 " at element ", first_index + i,
-                 " is outside the Huffman alphabet (values must be below 65536)");
-    top = std::max<uint32_t>(top, static_cast<uint32_t>(v));
+    const uint64_t v = p[i];
+    if (__builtin_expect(v >= size, 0)) {
+      SAFETY_CHECK(v < kMaxAlphabet, ErrorCode::value_out_of_alphabet, "value ", v, " at element ", first_index + i,
+                   " is outside the Huffman alphabet (values must be below 65536)");
+      hist.resize(v + 1, 0);
+      h = hist.data();
+      size = hist.size();
+    }
+    ++h[v];
   }
-  if (count && hist.size() <= top) hist.resize(top + 1, 0);
-  for (std::size_t i = 0; i < count; ++i) ++hist[p[i]];
 }
 
 void count_bytes(const uint8_t* p, std::size_t count, Histogram& hist) {
