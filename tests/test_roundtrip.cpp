@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "test_util.hpp"
 #include "vlec/vlec.hpp"
@@ -89,6 +91,58 @@ TEST(RoundTrip, EdgeSizes) {
       }
     }
   }
+}
+
+// Huffman chunks wait in arenas lent by a process-wide pool (cpu/chunk_arena.hpp):
+// calls from several host threads at once, each on several threads, between
+// them a call refused for a value past the alphabet, still write the bytes
+// of a one-thread call.
+TEST(RoundTrip, ConcurrentCallsShareTheArenaPool) {
+  const uint64_t seed = test::base_seed() + 43;
+  std::printf("RoundTrip.ConcurrentCallsShareTheArenaPool seed %llu\n", static_cast<unsigned long long>(seed));
+  struct Case {
+    const char* name;
+    DType t;
+  };
+  const Case cases[] = {{"skewed", DType::u8}, {"quant1024", DType::u16}, {"quant65536", DType::u16}};
+  std::vector<std::vector<uint8_t>> data, want;
+  for (const Case& c : cases) {
+    data.push_back(test::sample(c.name, 700001, c.t, seed));
+    CompressOptions o;
+    o.codec = CodecChoice::huffman;
+    o.dtype = c.t;
+    o.chunk_elements = 16384;
+    o.threads = 1;
+    o.backend = Backend::cpu;
+    want.push_back(compress(data.back().data(), data.back().size(), o));
+  }
+  std::vector<std::thread> callers;
+  std::vector<int> same(4, 0);
+  for (unsigned k = 0; k < 4; ++k)
+    callers.emplace_back([&, k] {
+      for (int r = 0; r < 6; ++r) {
+        const std::size_t i = (k + r) % 3;
+        CompressOptions o;
+        o.codec = CodecChoice::huffman;
+        o.dtype = cases[i].t;
+        o.chunk_elements = 16384;
+        o.threads = 1 + (k + r) % 3;
+        o.backend = Backend::cpu;
+        same[k] += compress(data[i].data(), data[i].size(), o) == want[i];
+        if (r == 3) {  // a u32 value past the alphabet, in the middle of the input
+          std::vector<uint32_t> bad(200000, 7);
+          bad[123456] = 70000;
+          o.dtype = DType::u32;
+          try {
+            compress(bad.data(), 4 * bad.size(), o);
+          } catch (const Error& e) {
+            same[k] += e.code() == ErrorCode::value_out_of_alphabet;
+          }
+        }
+      }
+    });
+  for (std::thread& t : callers) t.join();
+  for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(same[k], 7) << "caller " << k;
 }
 
 TEST(RoundTrip, EveryElementEqual) {

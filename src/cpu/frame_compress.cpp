@@ -1,13 +1,17 @@
 // cpu/frame_compress.cpp: the CPU frame encoder. Each codec is one pass over
 // the chunks on all threads (two for rle+huffman, whose codebooks come from
-// the runs), followed by a single assembly copy into the frame.
+// the runs), followed by a single assembly copy into the frame. Huffman
+// chunks are coded straight into arenas whose pages stay mapped from call to
+// call (chunk_arena.hpp: no page faults or zero-fill per chunk).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "common/bits.hpp"
 #include "common/checksum.hpp"
 #include "common/parallel.hpp"
 #include "common/safety.hpp"
+#include "cpu/chunk_arena.hpp"
 #include "cpu/frame_codec.hpp"
 #include "huffman/chunk_codec.hpp"
 #include "rle/rle.hpp"
@@ -18,9 +22,12 @@ namespace {
 
 using format::ChunkEntry;
 
-// A coded chunk; an empty `bytes` means the chunk is stored raw.
+// A coded chunk: its bytes in `bytes`, or at arena_at in `arena` (Huffman
+// chunks); neither means the chunk is stored raw.
 struct ChunkOut {
   std::vector<uint8_t> bytes;
+  const ArenaBytes* arena = nullptr;
+  std::size_t arena_at = 0;
   ChunkEntry entry;
 };
 
@@ -29,6 +36,7 @@ struct FrameJob {
   format::FrameHeader header;
   unsigned threads;
   std::vector<ChunkOut> chunks;
+  std::vector<std::unique_ptr<ChunkArena>> arenas;  // on loan until the frame is written (the job's end)
 
   const uint8_t* chunk_data(uint64_t c) const { return input + c * header.chunk_elements * header.width; }
   uint64_t chunk_raw_bytes(uint64_t c) const { return header.chunk_elements_of(c) * header.width; }
@@ -39,6 +47,17 @@ struct FrameJob {
       out.bytes = std::move(coded);
       out.entry.stored_bytes = static_cast<uint32_t>(out.bytes.size());
       out.entry.aux = aux;
+    } else {
+      out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
+    }
+  }
+  // The chunk coded into `bytes` bytes at `at` of `arena` (0: stored raw).
+  void finish_chunk_in(uint64_t c, const ArenaBytes& arena, std::size_t at, std::size_t bytes) {
+    ChunkOut& out = chunks[c];
+    out.entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
+    if (bytes != 0 && bytes < chunk_raw_bytes(c)) {
+      out.arena = &arena, out.arena_at = at;
+      out.entry.stored_bytes = static_cast<uint32_t>(bytes);
     } else {
       out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
     }
@@ -91,13 +110,23 @@ std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length, c
       });
   const huffman::Codebook book = huffman::build_codebook(hist, max_code_length);
   const huffman::EncodeTable table = huffman::make_encode_table(book, t);
-  parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) {
-    std::vector<uint8_t> coded;
-    const uint64_t raw = job.chunk_raw_bytes(c);
-    if (!append_huffman(job.chunk_data(c), t, h.chunk_elements_of(c), table, (raw - 1) / 4, coded,
-                        c * h.chunk_elements))
-      coded.clear();
-    job.finish_chunk(c, std::move(coded), 0);
+  // A thread a range of chunks, coded straight into its arena (chunk_arena.hpp).
+  const uint64_t chunks = job.chunks.size();
+  const unsigned T = resolve_threads(job.threads, chunks);
+  job.arenas.clear();
+  for (unsigned k = 0; k < T; ++k) job.arenas.push_back(std::make_unique<ChunkArena>());
+  parallel_for(T, T, [&](std::size_t k) {
+    ArenaBytes& arena = job.arenas[k]->bytes();
+    for (uint64_t c = chunks * k / T; c < chunks * (k + 1) / T; ++c) {
+      const std::size_t at = arena.size(), budget = (job.chunk_raw_bytes(c) - 1) / 4;
+      arena.resize(at + 4 * (budget + huffman::kEncodeSlackWords));  // (at stays a multiple of 4)
+      const std::size_t words = huffman::encode_chunk(job.chunk_data(c), t, h.chunk_elements_of(c), table,
+                                                      reinterpret_cast<uint32_t*>(arena.data() + at), budget,
+                                                      c * h.chunk_elements);
+      const std::size_t bytes = words == huffman::kDoesNotFit ? 0 : 4 * words;
+      arena.resize(at + bytes);
+      job.finish_chunk_in(c, arena, at, bytes);
+    }
   });
   return huffman::serialize_codebook(book);
 }
@@ -192,7 +221,8 @@ void write_frame(const FrameJob& job, const std::vector<uint8_t>& header, uint8_
   offsets[chunks] = at;
   parallel_for(chunks, job.threads, [&](std::size_t c) {
     const ChunkOut& out = job.chunks[c];
-    const uint8_t* src = out.bytes.empty() ? job.chunk_data(c) : out.bytes.data();
+    const uint8_t* src = out.arena ? out.arena->data() + out.arena_at
+                         : out.bytes.empty() ? job.chunk_data(c) : out.bytes.data();
     const uint32_t n = out.entry.stored_bytes;
     std::memcpy(dst + offsets[c], src, n);
     std::memset(dst + offsets[c] + n, 0, offsets[c + 1] - offsets[c] - n);
