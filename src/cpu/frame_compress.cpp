@@ -1,9 +1,8 @@
 // cpu/frame_compress.cpp: the CPU frame encoder. Each codec is one pass over
 // the chunks on all threads (two for rle+huffman, whose codebooks come from
-// the runs), followed by a single assembly copy into the frame. Chunks are
-// coded straight into arenas whose pages stay mapped from call to call
-// (chunk_arena.hpp: no page faults or zero-fill per chunk), a range of
-// chunks a thread.
+// the runs), followed by a single assembly copy into the frame. Huffman
+// chunks are coded straight into arenas whose pages stay mapped from call to
+// call (chunk_arena.hpp: no page faults or zero-fill per chunk).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -85,21 +84,33 @@ huffman::Histogram parallel_histogram(uint64_t parts, unsigned threads, DType t,
   return total;
 }
 
+// Huffman-code `n` symbols into `out` (appended) within `budget_words`; false if they do not fit.
+bool append_huffman(const void* symbols, DType t, std::size_t n, const huffman::EncodeTable& table,
+                    std::size_t budget_words, std::vector<uint8_t>& out, uint64_t first_index) {
+  thread_local std::vector<uint32_t> scratch;
+  scratch.resize(budget_words + huffman::kEncodeSlackWords);
+  const std::size_t words = huffman::encode_chunk(symbols, t, n, table, scratch.data(), budget_words, first_index);
+  if (words == huffman::kDoesNotFit) return false;
+  const std::size_t at = out.size();
+  out.resize(at + 4 * words);
+  std::memcpy(out.data() + at, scratch.data(), 4 * words);
+  return true;
+}
+
 void compress_raw(FrameJob& job) {
   parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) { job.finish_chunk(c, {}, 0); });
 }
 
 // Lends an arena to each of the job's ranges of chunks (a range a thread) and calls
 // code(c, arena) for every chunk of a range, in order, on the range's thread.
-// (The arenas join the job's, which keeps them until the frame is written.)
 template <typename Code>
 void code_ranges_into_arenas(FrameJob& job, Code&& code) {
   const uint64_t chunks = job.chunks.size();
   const unsigned T = resolve_threads(job.threads, chunks);
-  const std::size_t first = job.arenas.size();
+  job.arenas.clear();
   for (unsigned k = 0; k < T; ++k) job.arenas.push_back(std::make_unique<ChunkArena>());
   parallel_for(T, T, [&](std::size_t k) {
-    ArenaBytes& arena = job.arenas[first + k]->bytes();
+    ArenaBytes& arena = job.arenas[k]->bytes();
     for (uint64_t c = chunks * k / T; c < chunks * (k + 1) / T; ++c) code(c, arena);
   });
 }
@@ -149,59 +160,48 @@ void compress_rle(FrameJob& job) {
 std::vector<uint8_t> compress_rle_huffman(FrameJob& job, unsigned max_code_length) {
   const unsigned w = job.header.width;
   const uint64_t chunks = job.chunks.size();
-  // Pass 1: the runs of every chunk, into arenas: its values (padded to a
-  // multiple of 4 bytes), then its lengths.
-  std::vector<const uint8_t*> values(chunks);
-  std::vector<const uint16_t*> lengths(chunks);
-  std::vector<std::size_t> runs_of(chunks);
-  std::vector<std::pair<const ArenaBytes*, std::size_t>> runs_at(chunks);
-  code_ranges_into_arenas(job, [&](uint64_t c, ArenaBytes& arena) {
+  // Pass 1: the runs of every chunk.
+  std::vector<std::vector<uint8_t>> values(chunks);
+  std::vector<std::vector<uint16_t>> lengths(chunks);
+  parallel_for(chunks, job.threads, [&](std::size_t c) {
     const uint64_t n = job.header.chunk_elements_of(c);
-    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w), at = align_up(arena.size(), 4);
-    arena.resize(at + align_up(runs * w, 4) + 2 * runs);
-    rle::encode_runs(job.chunk_data(c), n, w, arena.data() + at,
-                     reinterpret_cast<uint16_t*>(arena.data() + at + align_up(runs * w, 4)));
-    runs_of[c] = runs;
-    runs_at[c] = {&arena, at};
+    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w);
+    values[c].resize(runs * w);
+    lengths[c].resize(runs);
+    rle::encode_runs(job.chunk_data(c), n, w, values[c].data(), lengths[c].data());
   });
-  for (uint64_t c = 0; c < chunks; ++c) {  // (the arenas have stopped growing)
-    values[c] = runs_at[c].first->data() + runs_at[c].second;
-    lengths[c] = reinterpret_cast<const uint16_t*>(values[c] + align_up(runs_of[c] * w, 4));
-  }
   // Values are coded as bytes for 1-byte elements, else as u16 halves.
   const DType vt = w == 1 ? DType::u8 : DType::u16;
   const unsigned vsize = w == 1 ? 1 : 2;
   huffman::Histogram vhist = parallel_histogram(chunks, job.threads, vt, [&](uint64_t c) {
-    return std::make_tuple(static_cast<const void*>(values[c]), runs_of[c] * w / vsize, uint64_t{0});
+    return std::make_tuple(static_cast<const void*>(values[c].data()), values[c].size() / vsize, uint64_t{0});
   });
   huffman::Histogram lhist = parallel_histogram(chunks, job.threads, DType::u16, [&](uint64_t c) {
-    return std::make_tuple(static_cast<const void*>(lengths[c]), runs_of[c], uint64_t{0});
+    return std::make_tuple(static_cast<const void*>(lengths[c].data()), lengths[c].size(), uint64_t{0});
   });
   const huffman::Codebook vbook = huffman::build_codebook(vhist, max_code_length);
   const huffman::Codebook lbook = huffman::build_codebook(lhist, max_code_length);
   const huffman::EncodeTable vtable = huffman::make_encode_table(vbook, vt);
   const huffman::EncodeTable ltable = huffman::make_encode_table(lbook, DType::u16);
-  // Pass 2: [u32 value words][value words][length words] per chunk, into arenas.
-  code_ranges_into_arenas(job, [&](uint64_t c, ArenaBytes& arena) {
+  // Pass 2: [u32 value words][value words][length words] per chunk.
+  parallel_for(chunks, job.threads, [&](std::size_t c) {
     const uint64_t raw = job.chunk_raw_bytes(c);
-    const std::size_t at = align_up(arena.size(), 4), runs = runs_of[c];
-    std::size_t bytes = 0;
+    std::vector<uint8_t> coded;
     if (raw > 4) {
       const std::size_t budget = (raw - 4 - 1) / 4;
-      arena.resize(at + 4 + 4 * (budget + huffman::kEncodeSlackWords));
-      uint32_t* const words = reinterpret_cast<uint32_t*>(arena.data() + at + 4);
-      const std::size_t value_words = huffman::encode_chunk(values[c], vt, runs * w / vsize, vtable, words, budget, 0);
-      const std::size_t length_words =
-          value_words == huffman::kDoesNotFit
-              ? huffman::kDoesNotFit
-              : huffman::encode_chunk(lengths[c], DType::u16, runs, ltable, words + value_words, budget - value_words, 0);
-      if (length_words != huffman::kDoesNotFit) {
-        store_le32(arena.data() + at, static_cast<uint32_t>(value_words));
-        bytes = 4 + 4 * (value_words + length_words);
-      }
+      coded.resize(4);
+      const std::size_t runs = lengths[c].size();
+      bool fits = append_huffman(values[c].data(), vt, values[c].size() / vsize, vtable, budget, coded, 0);
+      const std::size_t value_words = (coded.size() - 4) / 4;
+      fits = fits && append_huffman(lengths[c].data(), DType::u16, runs, ltable, budget - value_words, coded, 0);
+      if (fits)
+        store_le32(coded.data(), static_cast<uint32_t>(value_words));
+      else
+        coded.clear();
     }
-    arena.resize(at + bytes);
-    job.finish_chunk_in(c, arena, at, bytes, static_cast<uint32_t>(runs));
+    job.finish_chunk(c, std::move(coded), static_cast<uint32_t>(lengths[c].size()));
+    std::vector<uint8_t>().swap(values[c]);
+    std::vector<uint16_t>().swap(lengths[c]);
   });
   std::vector<uint8_t> books = huffman::serialize_codebook(vbook);
   const std::vector<uint8_t> lb = huffman::serialize_codebook(lbook);
