@@ -52,13 +52,12 @@ struct FrameJob {
     }
   }
   // The chunk coded into `bytes` bytes at `at` of `arena` (0: stored raw).
-  void finish_chunk_in(uint64_t c, const ArenaBytes& arena, std::size_t at, std::size_t bytes, uint32_t aux = 0) {
+  void finish_chunk_in(uint64_t c, const ArenaBytes& arena, std::size_t at, std::size_t bytes) {
     ChunkOut& out = chunks[c];
     out.entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
     if (bytes != 0 && bytes < chunk_raw_bytes(c)) {
       out.arena = &arena, out.arena_at = at;
       out.entry.stored_bytes = static_cast<uint32_t>(bytes);
-      out.entry.aux = aux;
     } else {
       out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
     }
@@ -101,20 +100,6 @@ void compress_raw(FrameJob& job) {
   parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) { job.finish_chunk(c, {}, 0); });
 }
 
-// Lends an arena to each of the job's ranges of chunks (a range a thread) and calls
-// code(c, arena) for every chunk of a range, in order, on the range's thread.
-template <typename Code>
-void code_ranges_into_arenas(FrameJob& job, Code&& code) {
-  const uint64_t chunks = job.chunks.size();
-  const unsigned T = resolve_threads(job.threads, chunks);
-  job.arenas.clear();
-  for (unsigned k = 0; k < T; ++k) job.arenas.push_back(std::make_unique<ChunkArena>());
-  parallel_for(T, T, [&](std::size_t k) {
-    ArenaBytes& arena = job.arenas[k]->bytes();
-    for (uint64_t c = chunks * k / T; c < chunks * (k + 1) / T; ++c) code(c, arena);
-  });
-}
-
 std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length, const huffman::Histogram* given) {
   const format::FrameHeader& h = job.header;
   const DType t = static_cast<DType>(h.width);
@@ -126,34 +111,39 @@ std::vector<uint8_t> compress_huffman(FrameJob& job, unsigned max_code_length, c
   const huffman::Codebook book = huffman::build_codebook(hist, max_code_length);
   const huffman::EncodeTable table = huffman::make_encode_table(book, t);
   // A thread a range of chunks, coded straight into its arena (chunk_arena.hpp).
-  code_ranges_into_arenas(job, [&](uint64_t c, ArenaBytes& arena) {
-    const std::size_t at = align_up(arena.size(), 4), budget = (job.chunk_raw_bytes(c) - 1) / 4;
-    arena.resize(at + 4 * (budget + huffman::kEncodeSlackWords));
-    const std::size_t words = huffman::encode_chunk(job.chunk_data(c), t, h.chunk_elements_of(c), table,
-                                                    reinterpret_cast<uint32_t*>(arena.data() + at), budget,
-                                                    c * h.chunk_elements);
-    const std::size_t bytes = words == huffman::kDoesNotFit ? 0 : 4 * words;
-    arena.resize(at + bytes);
-    job.finish_chunk_in(c, arena, at, bytes);
+  const uint64_t chunks = job.chunks.size();
+  const unsigned T = resolve_threads(job.threads, chunks);
+  job.arenas.clear();
+  for (unsigned k = 0; k < T; ++k) job.arenas.push_back(std::make_unique<ChunkArena>());
+  parallel_for(T, T, [&](std::size_t k) {
+    ArenaBytes& arena = job.arenas[k]->bytes();
+    for (uint64_t c = chunks * k / T; c < chunks * (k + 1) / T; ++c) {
+      const std::size_t at = arena.size(), budget = (job.chunk_raw_bytes(c) - 1) / 4;
+      arena.resize(at + 4 * (budget + huffman::kEncodeSlackWords));  // (at stays a multiple of 4)
+      const std::size_t words = huffman::encode_chunk(job.chunk_data(c), t, h.chunk_elements_of(c), table,
+                                                      reinterpret_cast<uint32_t*>(arena.data() + at), budget,
+                                                      c * h.chunk_elements);
+      const std::size_t bytes = words == huffman::kDoesNotFit ? 0 : 4 * words;
+      arena.resize(at + bytes);
+      job.finish_chunk_in(c, arena, at, bytes);
+    }
   });
   return huffman::serialize_codebook(book);
 }
 
 void compress_rle(FrameJob& job) {
   const unsigned w = job.header.width;
-  code_ranges_into_arenas(job, [&](uint64_t c, ArenaBytes& arena) {
+  parallel_for(job.chunks.size(), job.threads, [&](std::size_t c) {
     const uint64_t n = job.header.chunk_elements_of(c);
-    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w), bytes = rle::payload_bytes(runs, w);
-    std::size_t at = arena.size();
-    if (bytes < job.chunk_raw_bytes(c)) {
-      at = align_up(at, 4);  // the lengths (u16) at a multiple of 4 from it
-      const std::size_t lengths_at = at + rle::lengths_offset(runs, w);
-      arena.resize(at + bytes);
-      std::memset(arena.data() + at + runs * w, 0, lengths_at - (at + runs * w));  // the values' padding
-      rle::encode_runs(job.chunk_data(c), n, w, arena.data() + at,
-                       reinterpret_cast<uint16_t*>(arena.data() + lengths_at));
+    const std::size_t runs = rle::count_runs(job.chunk_data(c), n, w);
+    std::vector<uint8_t> coded;
+    if (rle::payload_bytes(runs, w) < job.chunk_raw_bytes(c)) {
+      coded.assign(rle::payload_bytes(runs, w), 0);
+      std::vector<uint16_t> lengths(runs);
+      rle::encode_runs(job.chunk_data(c), n, w, coded.data(), lengths.data());
+      std::memcpy(coded.data() + rle::lengths_offset(runs, w), lengths.data(), 2 * runs);
     }
-    job.finish_chunk_in(c, arena, at, bytes < job.chunk_raw_bytes(c) ? bytes : 0, static_cast<uint32_t>(runs));
+    job.finish_chunk(c, std::move(coded), static_cast<uint32_t>(runs));
   });
 }
 
