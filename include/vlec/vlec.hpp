@@ -36,6 +36,9 @@ std::size_t compress_bound(std::size_t input_bytes, const CompressOptions& optio
 
 // Compress `input_bytes` bytes into `out` (capacity `out_capacity`); returns the
 // stream size. Throws output_too_small if out_capacity < the size needed.
+// The CPU backend keeps the memory its Huffman-coded chunks waited in (at
+// most 256 MiB in all, process-wide) for later calls, so that they find
+// their pages mapped; calls from several threads at once are safe.
 std::size_t compress(const void* input, std::size_t input_bytes, void* out,
                      std::size_t out_capacity, const CompressOptions& options = {});
 std::vector<uint8_t> compress(const void* input, std::size_t input_bytes,
