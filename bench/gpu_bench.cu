@@ -28,6 +28,7 @@
 #include "gen/generators.hpp"
 #include "vlec/device.hpp"
 #include "bench_timing.cuh"
+#include "given_book_encoder.cuh"
 
 using namespace vlec;
 
@@ -216,24 +217,9 @@ int main(int argc, char** argv) {
       }
       // Encode with the given codebook: the whole frame on the GPU, checked against the CPU's bytes.
       const cuda::UploadedCodebook book(f.codebooks[0], sample.dtype);
-      cuda::DeviceBuffer<uint8_t> d_frame(cuda::frame_encode_capacity(elements, width, chunk)),
-          d_temp(cuda::frame_encode_temp_bytes(elements, width, chunk));
-      cuda::DeviceBuffer<uint64_t> d_size(1);
-      cuda::FrameEncodeArgs e;
-      e.in = d_in.get();
-      e.elements = elements;
-      e.dtype = sample.dtype;
-      e.chunk_elements = chunk;
-      e.book = book.view();
-      e.frame = d_frame.get();
-      e.frame_capacity = d_frame.size();
-      e.frame_bytes = d_size.get();
-      const float enc_ms = median_ms(args.repeat, [&] { cuda::encode_frame_device(e, d_temp.get(), d_temp.size(), 0); });
-      uint64_t gpu_size = 0;
-      CUDA_CHECK(cudaMemcpy(&gpu_size, d_size.get(), 8, cudaMemcpyDeviceToHost));
-      std::vector<uint8_t> gpu_frame(std::min<uint64_t>(gpu_size, d_frame.size()));
-      CUDA_CHECK(cudaMemcpy(gpu_frame.data(), d_frame.get(), gpu_frame.size(), cudaMemcpyDeviceToHost));
-      bool same = gpu_frame == frame;
+      bench::GivenBookEncoder enc(d_in.get(), elements, sample.dtype, chunk, book.view());
+      const float enc_ms = median_ms(args.repeat, [&] { enc.run(); });
+      bool same = enc.frame() == frame;
       const double enc_gbs = sample.bytes.size() / enc_ms / 1e6;
       std::printf("%-12s %-5s %8u %4u %8.4f %7u %10.3f %12.1f %8.1f%% %10.3f %12.1f %8.1f%% %s%s   (CPU encode %.2f s)\n",
                   name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk, per_warp,
@@ -243,13 +229,9 @@ int main(int argc, char** argv) {
       // An encode with other settings, same codebook: its median time, and
       // whether its frame is the CPU's.
       auto timed_encode = [&](const cuda::FrameEncodeArgs& fa, float& ms) {
-        CUDA_CHECK(cudaMemset(d_frame.get(), 0, d_frame.size()));
-        ms = median_ms(args.repeat, [&] { cuda::encode_frame_device(fa, d_temp.get(), d_temp.size(), 0); });
-        uint64_t size = 0;
-        CUDA_CHECK(cudaMemcpy(&size, d_size.get(), 8, cudaMemcpyDeviceToHost));
-        std::vector<uint8_t> out(std::min<uint64_t>(size, d_frame.size()));
-        CUDA_CHECK(cudaMemcpy(out.data(), d_frame.get(), out.size(), cudaMemcpyDeviceToHost));
-        return out == frame;
+        enc.clear_frame();
+        ms = median_ms(args.repeat, [&] { enc.run(fa); });
+        return enc.frame() == frame;
       };
       // u16 and u32 codebooks of at most 1,024 symbols: the lanes encoder with
       // every lookup able to go to the global table, then the default again.
@@ -260,7 +242,7 @@ int main(int argc, char** argv) {
           for (const bool shared : {false, true}) {
             cuda::encode_shared_table = shared;
             float v_ms = 0;
-            const bool v_same = timed_encode(e, v_ms);
+            const bool v_same = timed_encode(enc.args(), v_ms);
             const double v_gbs = sample.bytes.size() / v_ms / 1e6;
             std::printf("%-12s %-5s %8u      encoder lanes, codes %-28s %8.3f ms %8.1f GB/s %6.1f%% of copy, %s\n",
                         name.c_str(), std::string(to_string(sample.dtype)).c_str(), chunk,
@@ -273,7 +255,7 @@ int main(int argc, char** argv) {
       // The papers' encoders beside the default, same codebook, same bytes required.
       for (const cuda::EncodeStrategy st : {cuda::EncodeStrategy::pavle, cuda::EncodeStrategy::reduce_shuffle}) {
         if (args.defaults_only) break;
-        cuda::FrameEncodeArgs es = e;
+        cuda::FrameEncodeArgs es = enc.args();
         es.strategy = st;
         float st_ms = 0;
         const bool st_same = timed_encode(es, st_ms);

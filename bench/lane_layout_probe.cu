@@ -35,13 +35,13 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "given_book_encoder.cuh"
 #include "lane_layout_probe_kernels.cuh"
 #include "cpu/frame_codec.hpp"
 #include "cuda/chunk_scan.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_decode.hpp"
-#include "cuda/frame_device.hpp"
 #include "cuda/huffman_decode.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
@@ -146,20 +146,8 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   };
   // vlec's encoder, the whole frame with the same codebook (as gpu_bench's "encode with a given codebook").
   const cuda::UploadedCodebook up(book, sample.dtype);
-  const unsigned width = static_cast<unsigned>(sizeof(Sym));
-  cuda::DeviceBuffer<uint8_t> d_frame(cuda::frame_encode_capacity(n, width, chunk)),
-      d_temp(cuda::frame_encode_temp_bytes(n, width, chunk));
-  cuda::DeviceBuffer<uint64_t> d_size(1);
-  cuda::FrameEncodeArgs e;
-  e.in = d_in.get();
-  e.elements = n;
-  e.dtype = sample.dtype;
-  e.chunk_elements = chunk;
-  e.book = up.view();
-  e.frame = d_frame.get();
-  e.frame_capacity = d_frame.size();
-  e.frame_bytes = d_size.get();
-  const auto lanes = [&] { cuda::encode_frame_device(e, d_temp.get(), d_temp.size(), 0); };
+  bench::GivenBookEncoder enc(d_in.get(), n, sample.dtype, chunk, up.view());
+  const auto lanes = [&] { enc.run(); };
   // The probe with placement (pass A, look-back, pass B) into one frame.
   const uint64_t placed_capacity = chunks * (kCountBytes + 4 * 32) + n * book.max_length / 8 + 64;
   cuda::DeviceBuffer<uint8_t> d_placed(placed_capacity);
@@ -184,10 +172,7 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   std::vector<uint32_t> slots(chunks * slot_words), lane_words(32 * chunks);
   CUDA_CHECK(cudaMemcpy(slots.data(), d_slots.get(), 4 * slots.size(), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(lane_words.data(), d_lane_words.get(), 4 * lane_words.size(), cudaMemcpyDeviceToHost));
-  uint64_t gpu_size = 0;
-  CUDA_CHECK(cudaMemcpy(&gpu_size, d_size.get(), 8, cudaMemcpyDeviceToHost));
-  std::vector<uint8_t> gpu_frame(std::min<uint64_t>(gpu_size, d_frame.size()));
-  CUDA_CHECK(cudaMemcpy(gpu_frame.data(), d_frame.get(), gpu_frame.size(), cudaMemcpyDeviceToHost));
+  const std::vector<uint8_t> gpu_frame = enc.frame();
   std::vector<Sym> input(n);
   std::memcpy(input.data(), sample.bytes.data(), sample.bytes.size());
   const uint64_t bad = decode_check(input, chunk, book, [&](uint64_t c, uint32_t (&counts)[32]) {

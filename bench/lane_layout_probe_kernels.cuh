@@ -28,35 +28,35 @@ __device__ __forceinline__ void load_group(const Sym* p, uint32_t (&s)[4]) {
   }
 }
 
-// One warp a chunk: lane j codes the chunk's symbols of lane j (groups of 4,
-// row by row) into its words, word i stored at 32 i + j of the chunk's slot
-// as it completes; then the words past the shortest lane's count are packed
-// after 32 * shortest, row by row in lane order. lane_words: each lane's count.
-template <typename Sym, unsigned K, bool kShared>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    probe_encode(const Sym* in, uint64_t n, uint32_t chunk, uint64_t chunks, const uint32_t* entry,
-                 uint32_t* slots, uint64_t slot_words, uint32_t* lane_words) {
-  __shared__ uint32_t table[kShared ? kSharedEntries : 1];
+// The symbols lane `lane` owns in a chunk's last, partial row (the chunk holds `count`).
+__device__ __forceinline__ uint32_t partial_row_symbols(uint64_t count, uint32_t lane) {
+  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow);
+  return rest > huffman::kGroup * lane ? min(rest - huffman::kGroup * lane, huffman::kGroup) : 0;
+}
+
+// The codebook's first kSharedEntries entries into `table` (a block's shared
+// memory), where the encoders look codes up there.
+template <bool kShared>
+__device__ __forceinline__ void load_table(uint32_t* table, const uint32_t* entry) {
   if constexpr (kShared) {
     for (uint32_t i = threadIdx.x; i < kSharedEntries; i += blockDim.x) table[i] = entry[i];
     __syncthreads();
   }
-  const uint32_t lane = threadIdx.x & 31;
-  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
-  if (c >= chunks) return;
-  const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first);
-  const Sym* src = in + first + huffman::kGroup * lane;
-  uint32_t* out = slots + c * slot_words;
-  const auto lookup = [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); };
+}
+
+// Lane `lane`'s symbols of a chunk of `count` (src: its first group), K
+// merged a step: put(word) for every word the lane completes, in order, its
+// last, partial word included. lookup(symbol): (length << 24) | code.
+template <typename Sym, unsigned K, typename Lookup, typename Put>
+__device__ __forceinline__ void code_lane(const Sym* src, uint64_t count, uint32_t lane, const Lookup& lookup,
+                                          const Put& put) {
   uint64_t acc = 0;
   uint32_t nb = 0;
-  uint32_t* next = out + lane;  // where the lane's next word goes (32 words on per word)
   const auto append = [&](uint32_t code, uint32_t len) {  // code below 2^32, nb below 32: one word at most
     acc |= uint64_t{code} << nb;
     nb += len;
     if (nb >= 32) {
-      __stcg(next, static_cast<uint32_t>(acc));
-      next += 32;
+      put(static_cast<uint32_t>(acc));
       acc >>= 32;
       nb -= 32;
     }
@@ -77,12 +77,33 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
       append(code, len);
     }
   }
-  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
-  for (uint32_t k = 0; k < mine; ++k) {
+  for (uint32_t k = 0, mine = partial_row_symbols(count, lane); k < mine; ++k) {
     const uint32_t e = lookup(src[k]);
     append(e & 0xFFFFFFu, e >> 24);
   }
-  if (nb > 0) __stcg(next, static_cast<uint32_t>(acc)), next += 32;
+  if (nb > 0) put(static_cast<uint32_t>(acc));
+}
+
+// One warp a chunk: lane j codes the chunk's symbols of lane j (groups of 4,
+// row by row) into its words, word i stored at 32 i + j of the chunk's slot
+// as it completes; then the words past the shortest lane's count are packed
+// after 32 * shortest, row by row in lane order. lane_words: each lane's count.
+template <typename Sym, unsigned K, bool kShared>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    probe_encode(const Sym* in, uint64_t n, uint32_t chunk, uint64_t chunks, const uint32_t* entry,
+                 uint32_t* slots, uint64_t slot_words, uint32_t* lane_words) {
+  __shared__ uint32_t table[kShared ? kSharedEntries : 1];
+  load_table<kShared>(table, entry);
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t c = uint64_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
+  if (c >= chunks) return;
+  const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first);
+  uint32_t* out = slots + c * slot_words;
+  uint32_t* next = out + lane;  // where the lane's next word goes (32 words on per word)
+  code_lane<Sym, K>(
+      in + first + huffman::kGroup * lane, count, lane,
+      [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); },
+      [&](uint32_t w) { __stcg(next, w), next += 32; });
   const uint32_t words = static_cast<uint32_t>((next - out) / 32);
   const uint32_t shortest = __reduce_min_sync(kFull, words), longest = __reduce_max_sync(kFull, words);
   uint32_t at = 32 * shortest;
@@ -115,17 +136,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
                         uint8_t* frame, uint64_t* offsets, cuda::ChunkScanState scan, uint32_t* status) {
   __shared__ uint32_t table[kShared ? kSharedEntries : 1];
   __shared__ uint32_t tail[kWarpsPerBlock][kTailWords][32];
-  if constexpr (kShared) {
-    for (uint32_t i = threadIdx.x; i < kSharedEntries; i += blockDim.x) table[i] = entry[i];
-    __syncthreads();
-  }
+  load_table<kShared>(table, entry);
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   uint32_t ticket = 0;
   if (lane == 0) ticket = atomicAdd(scan.ticket, 1u);
   const uint64_t c = __shfl_sync(kFull, ticket, 0);
   if (c >= chunks) return;
   const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first), rows = count / huffman::kRow;
-  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
   const Sym* const src0 = in + first + huffman::kGroup * lane;
   const auto lookup = [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); };
   uint32_t bits = 0;  // pass A
@@ -136,7 +153,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 #pragma unroll
     for (int k = 0; k < 4; ++k) bits += lookup(s[k]) >> 24;
   }
-  for (uint32_t k = 0; k < mine; ++k) bits += lookup(src[k]) >> 24;
+  for (uint32_t k = 0, mine = partial_row_symbols(count, lane); k < mine; ++k) bits += lookup(src[k]) >> 24;
   const uint32_t words = (bits + 31) / 32;
   const uint32_t shortest = __reduce_min_sync(kFull, words), longest = __reduce_max_sync(kFull, words);
   const uint32_t total = __reduce_add_sync(kFull, words);
@@ -152,42 +169,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   uint32_t* const tail_start = wbase + 32 * shortest;
   uint32_t* next = wbase + lane;
   uint32_t held = 0;  // tail words in shared memory
-  uint64_t acc = 0;
-  uint32_t nb = 0;
-  const auto put = [&](uint32_t w) {
+  code_lane<Sym, K>(src0, count, lane, lookup, [&](uint32_t w) {  // pass B
     if (next < tail_start) __stcg(next, w), next += 32;
     else tail[warp][held++][lane] = w;
-  };
-  const auto append = [&](uint32_t code, uint32_t len) {
-    acc |= uint64_t{code} << nb;
-    nb += len;
-    if (nb >= 32) {
-      put(static_cast<uint32_t>(acc));
-      acc >>= 32;
-      nb -= 32;
-    }
-  };
-  src = src0;  // pass B
-  for (uint64_t r = 0; r < rows; ++r, src += huffman::kRow) {
-    uint32_t s[4];
-    load_group(src, s);
-#pragma unroll
-    for (unsigned step = 0; step < 4 / K; ++step) {
-      uint32_t code = 0, len = 0;
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k) {
-        const uint32_t e = lookup(s[step * K + k]);
-        code |= (e & 0xFFFFFFu) << len;
-        len += e >> 24;
-      }
-      append(code, len);
-    }
-  }
-  for (uint32_t k = 0; k < mine; ++k) {
-    const uint32_t e = lookup(src[k]);
-    append(e & 0xFFFFFFu, e >> 24);
-  }
-  if (nb > 0) put(static_cast<uint32_t>(acc));
+  });
   uint32_t at = 32 * shortest;  // each lane reads back only its own tail words
   for (uint32_t t = shortest; t < longest; ++t) {
     const bool has = words > t;
@@ -271,8 +256,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     else
       *reinterpret_cast<uint2*>(dst) = make_uint2(s[0] | s[1] << 16, s[2] | s[3] << 16);
   }
-  const uint32_t rest = static_cast<uint32_t>(count % huffman::kRow), mine = rest > 4 * lane ? min(rest - 4 * lane, 4u) : 0;
-  for (uint32_t k = 0; k < mine; ++k) {
+  for (uint32_t k = 0, mine = partial_row_symbols(count, lane); k < mine; ++k) {
     refill();
     dst[k] = static_cast<Sym>(decode_one());
   }

@@ -41,26 +41,23 @@ struct FrameJob {
   const uint8_t* chunk_data(uint64_t c) const { return input + c * header.chunk_elements * header.width; }
   uint64_t chunk_raw_bytes(uint64_t c) const { return header.chunk_elements_of(c) * header.width; }
   void finish_chunk(uint64_t c, std::vector<uint8_t> coded, uint32_t aux) {
-    ChunkOut& out = chunks[c];
-    out.entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
-    if (!coded.empty() && coded.size() < chunk_raw_bytes(c)) {
-      out.bytes = std::move(coded);
-      out.entry.stored_bytes = static_cast<uint32_t>(out.bytes.size());
-      out.entry.aux = aux;
-    } else {
-      out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
-    }
+    if (record_chunk(c, coded.size(), aux)) chunks[c].bytes = std::move(coded);
   }
   // The chunk coded into `bytes` bytes at `at` of `arena` (0: stored raw).
   void finish_chunk_in(uint64_t c, const ArenaBytes& arena, std::size_t at, std::size_t bytes) {
-    ChunkOut& out = chunks[c];
-    out.entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
-    if (bytes != 0 && bytes < chunk_raw_bytes(c)) {
-      out.arena = &arena, out.arena_at = at;
-      out.entry.stored_bytes = static_cast<uint32_t>(bytes);
-    } else {
-      out.entry.stored_bytes = static_cast<uint32_t>(chunk_raw_bytes(c));
-    }
+    if (record_chunk(c, bytes, 0)) chunks[c].arena = &arena, chunks[c].arena_at = at;
+  }
+
+ private:
+  // Chunk c's checksum and stored size: its `bytes` coded bytes (and `aux`)
+  // where they are fewer than its raw bytes (true), else the raw bytes.
+  bool record_chunk(uint64_t c, std::size_t bytes, uint32_t aux) {
+    ChunkEntry& entry = chunks[c].entry;
+    entry.checksum = checksum64(chunk_data(c), chunk_raw_bytes(c));
+    const bool coded = bytes != 0 && bytes < chunk_raw_bytes(c);
+    entry.stored_bytes = static_cast<uint32_t>(coded ? bytes : chunk_raw_bytes(c));
+    if (coded) entry.aux = aux;
+    return coded;
   }
 };
 
