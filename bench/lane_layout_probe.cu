@@ -7,7 +7,10 @@
 // step, ~111-143 instructions a row of 128 bytes, where 1.5 TB/s would need
 // ~60 (docs/ARCHITECTURE.md, "Known limits"). The probe's layout puts word i
 // of lane j at 32 i + j for every i below the shortest lane's word count,
-// and the longer lanes' last words after them, row by row in lane order;
+// and the longer lanes' last words after them, lane-major (lane 0's, then
+// lane 1's, ...: a lane finds its own from one offset, the exclusive sum of
+// the lanes' excesses; row by row in lane order, as the first probes had it,
+// took a lookup and a popcount a word);
 // each chunk then needs its lanes' word counts (here 36 bytes: the shortest
 // count and 32 one-byte excesses). Its encoder is one warp a chunk, one pass,
 // no ballot: each lane codes its own symbols (the format's own symbol-to-lane
@@ -36,6 +39,8 @@
 
 #include "bench_timing.cuh"
 #include "given_book_encoder.cuh"
+#include "lane_layout_probe_blocks.cuh"
+#include "lane_layout_probe_decoder.cuh"
 #include "lane_layout_probe_kernels.cuh"
 #include "cpu/frame_codec.hpp"
 #include "cuda/chunk_scan.cuh"
@@ -43,6 +48,7 @@
 #include "cuda/device_codebook.hpp"
 #include "cuda/frame_decode.hpp"
 #include "cuda/huffman_decode.hpp"
+#include "cuda/launch_cache.hpp"
 #include "format/frame.hpp"
 #include "gen/generators.hpp"
 #include "huffman/chunk_codec.hpp"
@@ -77,10 +83,10 @@ uint64_t decode_check(const std::vector<Sym>& input, uint32_t chunk, const huffm
           lane[j].clear();
           for (uint32_t t = 0; t < shortest; ++t) lane[j].push_back(slot[32 * t + j]);
         }
-        uint64_t at = 32 * uint64_t{shortest};
-        for (uint32_t t = shortest; t < longest; ++t)
-          for (unsigned j = 0; j < 32; ++j)
-            if (counts[j] > t) lane[j].push_back(slot[at++]);
+        uint64_t at = 32 * uint64_t{shortest};  // the tail: lane-major
+        for (unsigned j = 0; j < 32; ++j)
+          for (uint32_t t = shortest; t < counts[j]; ++t) lane[j].push_back(slot[at++]);
+        (void)longest;
         const uint64_t first = c * chunk, count = std::min<uint64_t>(chunk, n - first);
         bool ok = true;
         for (unsigned j = 0; j < 32 && ok; ++j) {
@@ -167,7 +173,73 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
 #undef VLEC_PLACED
     CUDA_CHECK(cudaGetLastError());
   };
-  const std::vector<float> ms = bench::medians_ms(repeat, 0, probe, lanes, placed);
+  // The probe built as vlec's encoder is (probe_encode_blocks), into a frame of its own.
+  cuda::DeviceBuffer<uint8_t> d_blocks(placed_capacity);
+  cuda::DeviceBuffer<uint64_t> d_block_offsets(chunks), d_block_hashes(chunks);
+  cuda::DeviceBuffer<unsigned long long> d_block_scan(chunks + 1);
+  cuda::DeviceBuffer<uint32_t> d_block_status(chunks);
+  CUDA_CHECK(cudaMemset(d_block_status.get(), 0xFF, 4 * chunks));
+  BlockProbeArgs ba{};
+  ba.in = d_in.get(), ba.n = n, ba.chunk = chunk, ba.chunks = chunks;
+  ba.entry = d_entry.get(), ba.table_size = static_cast<uint32_t>(host_table.entry.size());
+  ba.frame = d_blocks.get(), ba.offsets = d_block_offsets.get(), ba.hashes = d_block_hashes.get();
+  ba.status = d_block_status.get();
+  ba.scan = cuda::ChunkScanState{d_block_scan.get(), reinterpret_cast<unsigned int*>(d_block_scan.get() + chunks)};
+  const auto blocks = [&] {
+    CUDA_CHECK(cudaMemsetAsync(d_block_scan.get(), 0, 8 * (chunks + 1), 0));
+    const auto launch = [&](auto kernel) {
+      const uint64_t grid_blocks = std::min<uint64_t>(chunks, cuda::resident_blocks(reinterpret_cast<const void*>(kernel),
+                                                                                     cuda::kWarps * 32));
+      kernel<<<static_cast<unsigned>(grid_blocks), cuda::kWarps * 32>>>(ba);
+    };
+    constexpr bool kWide = sizeof(Sym) > 1;
+    if (K == 4) shared && kWide ? launch(probe_encode_blocks<Sym, 4, kWide>) : launch(probe_encode_blocks<Sym, 4, false>);
+    else if (K == 2) shared && kWide ? launch(probe_encode_blocks<Sym, 2, kWide>) : launch(probe_encode_blocks<Sym, 2, false>);
+    else shared && kWide ? launch(probe_encode_blocks<Sym, 1, kWide>) : launch(probe_encode_blocks<Sym, 1, false>);
+    CUDA_CHECK(cudaGetLastError());
+  };
+  // The slot probe with 8 rows' loads in flight a lane, and the one-pass placed probe (slot, look-back, copy).
+  cuda::DeviceBuffer<uint32_t> d_slots8(chunks * slot_words), d_lane_words8(32 * chunks), d_scratch(chunks * slot_words);
+  const auto probe8 = [&] {
+#define VLEC_PROBE8(KK, SH)                                                                                        \
+  probe_encode<Sym, KK, SH, 8><<<grid, block>>>(d_sym, n, chunk, chunks, d_entry.get(), d_slots8.get(), slot_words, \
+                                                d_lane_words8.get())
+    if (K == 4) shared ? VLEC_PROBE8(4, true) : VLEC_PROBE8(4, false);
+    else if (K == 2) shared ? VLEC_PROBE8(2, true) : VLEC_PROBE8(2, false);
+    else shared ? VLEC_PROBE8(1, true) : VLEC_PROBE8(1, false);
+#undef VLEC_PROBE8
+    CUDA_CHECK(cudaGetLastError());
+  };
+  // The one-pass probe, plain ([0]) and hashing the chunks as it loads them ([1]), each into a frame of its own.
+  struct OnePassOut {
+    cuda::DeviceBuffer<uint8_t> frame;
+    cuda::DeviceBuffer<uint64_t> offsets, hashes;
+    cuda::DeviceBuffer<unsigned long long> scan;
+    cuda::DeviceBuffer<uint32_t> status;
+    explicit OnePassOut(uint64_t capacity, uint64_t chunks)
+        : frame(capacity), offsets(chunks), hashes(chunks), scan(chunks + 1), status(chunks) {
+      CUDA_CHECK(cudaMemset(status.get(), 0, 4 * chunks));
+    }
+    cuda::ChunkScanState state() { return {scan.get(), reinterpret_cast<unsigned int*>(scan.get() + offsets.size())}; }
+  };
+  OnePassOut one[2] = {OnePassOut(placed_capacity, chunks), OnePassOut(placed_capacity, chunks)};
+  const auto onepass_with = [&](auto hash_tag, OnePassOut& o) {
+    constexpr bool kHash = decltype(hash_tag)::value;
+    CUDA_CHECK(cudaMemsetAsync(o.scan.get(), 0, 8 * (chunks + 1), 0));
+#define VLEC_ONEPASS(KK, SH)                                                                                         \
+  probe_encode_onepass<Sym, KK, SH, 8, kHash><<<grid, block>>>(d_sym, n, chunk, chunks, d_entry.get(),              \
+                                                               d_scratch.get(), slot_words, o.frame.get(),          \
+                                                               o.offsets.get(), o.state(), o.status.get(),          \
+                                                               o.hashes.get())
+    if (K == 4) shared ? VLEC_ONEPASS(4, true) : VLEC_ONEPASS(4, false);
+    else if (K == 2) shared ? VLEC_ONEPASS(2, true) : VLEC_ONEPASS(2, false);
+    else shared ? VLEC_ONEPASS(1, true) : VLEC_ONEPASS(1, false);
+#undef VLEC_ONEPASS
+    CUDA_CHECK(cudaGetLastError());
+  };
+  const auto onepass = [&] { onepass_with(std::false_type{}, one[0]); };
+  const auto onepass_hash = [&] { onepass_with(std::true_type{}, one[1]); };
+  const std::vector<float> ms = bench::medians_ms(repeat, 0, probe, lanes, placed, blocks, probe8, onepass, onepass_hash);
 
   std::vector<uint32_t> slots(chunks * slot_words), lane_words(32 * chunks);
   CUDA_CHECK(cudaMemcpy(slots.data(), d_slots.get(), 4 * slots.size(), cudaMemcpyDeviceToHost));
@@ -205,6 +277,53 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
         for (int j = 0; j < 32; ++j) counts[j] = shortest + b[4 + j];
         return reinterpret_cast<const uint32_t*>(b + kCountBytes);
       });
+  // The block probe's frame: the same layout as the placed probe's, so the same bytes; its hashes those of vlec's index.
+  std::vector<uint64_t> block_offsets(chunks), block_hashes(chunks);
+  std::vector<uint32_t> block_status(chunks);
+  CUDA_CHECK(cudaMemcpy(block_offsets.data(), d_block_offsets.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(block_hashes.data(), d_block_hashes.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(block_status.data(), d_block_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+  std::vector<uint8_t> block_frame(placed_bytes);
+  CUDA_CHECK(cudaMemcpy(block_frame.data(), d_blocks.get(), placed_bytes, cudaMemcpyDeviceToHost));
+  uint64_t block_hash_bad = 0;
+  for (uint64_t c = 0; c < chunks; ++c) block_hash_bad += block_hashes[c] != f.index[c].checksum;
+  const bool block_same = block_offsets == offsets && block_frame == std::vector<uint8_t>(placed_frame.begin(),
+                                                                                         placed_frame.begin() + placed_bytes);
+  const uint64_t block_bad =
+      std::count_if(block_status.begin(), block_status.end(), [](uint32_t v) { return v != 0; }) +
+      decode_check(input, chunk, book, [&](uint64_t c, uint32_t (&counts)[32]) {
+        const uint8_t* b = block_frame.data() + block_offsets[c];
+        uint32_t shortest = 0;
+        std::memcpy(&shortest, b, 4);
+        for (int j = 0; j < 32; ++j) counts[j] = shortest + b[4 + j];
+        return reinterpret_cast<const uint32_t*>(b + kCountBytes);
+      });
+  // The batched slot probe's slots == the plain one's; the one-pass frame == the placed probe's.
+  std::vector<uint32_t> slots8(chunks * slot_words), lane_words8(32 * chunks);
+  CUDA_CHECK(cudaMemcpy(slots8.data(), d_slots8.get(), 4 * slots8.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(lane_words8.data(), d_lane_words8.get(), 4 * lane_words8.size(), cudaMemcpyDeviceToHost));
+  bool slots8_same = lane_words8 == lane_words;
+  for (uint64_t c = 0; c < chunks && slots8_same; ++c) {
+    uint64_t words = 0;
+    for (int j = 0; j < 32; ++j) words += lane_words[32 * c + j];
+    slots8_same = std::equal(slots.begin() + c * slot_words, slots.begin() + c * slot_words + words,
+                             slots8.begin() + c * slot_words);
+  }
+  bool onepass_same[2];
+  uint64_t onepass_hash_bad = 0;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<uint64_t> o_offsets(chunks), o_hashes(chunks);
+    std::vector<uint32_t> o_status(chunks);
+    CUDA_CHECK(cudaMemcpy(o_offsets.data(), one[k].offsets.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o_hashes.data(), one[k].hashes.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o_status.data(), one[k].status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+    std::vector<uint8_t> o_frame(placed_bytes);
+    CUDA_CHECK(cudaMemcpy(o_frame.data(), one[k].frame.get(), placed_bytes, cudaMemcpyDeviceToHost));
+    onepass_same[k] = o_offsets == offsets && std::count(o_status.begin(), o_status.end(), 0u) == std::ptrdiff_t(chunks) &&
+                      std::equal(o_frame.begin(), o_frame.end(), placed_frame.begin());
+    if (k == 1)
+      for (uint64_t c = 0; c < chunks; ++c) onepass_hash_bad += o_hashes[c] != f.index[c].checksum;
+  }
   uint64_t probe_bytes = 0, spread = 0;
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint32_t* w = lane_words.data() + 32 * c;
@@ -230,8 +349,24 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
               100 * gb / ms[2] / 1e6 / copy_gbs, static_cast<unsigned long long>(placed_bytes),
               placed_dense ? ", chunks dense" : ", CHUNKS NOT DENSE",
               placed_bad ? "CHUNKS DIFFER" : "every chunk == input");
+  std::printf("%-11s %-4s %6u  block probe (vlec's encoder, the probe's layout: 8 warps a chunk, pass A with XXH3, "
+              "look-back, pass B) %7.3f ms %7.1f GB/s %5.1f%% of copy; frame %s, hashes %s; decoded on the CPU: %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, ms[3], gb / ms[3] / 1e6,
+              100 * gb / ms[3] / 1e6 / copy_gbs, block_same ? "== the placed probe's" : "DIFFERS FROM THE PLACED PROBE'S",
+              block_hash_bad ? "DIFFER FROM VLEC'S INDEX" : "== vlec's index", block_bad ? "CHUNKS DIFFER" : "every chunk == input");
+  std::printf("%-11s %-4s %6u  slot probe, 8 rows' loads at once %7.3f ms %7.1f GB/s %5.1f%% of copy, slots %s | one-pass "
+              "placed probe (slot, look-back, copy) %7.3f ms %7.1f GB/s %5.1f%% of copy, frame %s | the same hashing "
+              "(XXH3 of each chunk) %7.3f ms %7.1f GB/s %5.1f%% of copy, frame %s, hashes %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, ms[4], gb / ms[4] / 1e6,
+              100 * gb / ms[4] / 1e6 / copy_gbs, slots8_same ? "== the plain slot probe's" : "DIFFER", ms[5],
+              gb / ms[5] / 1e6, 100 * gb / ms[5] / 1e6 / copy_gbs,
+              onepass_same[0] ? "== the placed probe's" : "DIFFERS FROM THE PLACED PROBE'S", ms[6], gb / ms[6] / 1e6,
+              100 * gb / ms[6] / 1e6 / copy_gbs, onepass_same[1] ? "== the placed probe's" : "DIFFERS FROM THE PLACED PROBE'S",
+              onepass_hash_bad ? "DIFFER FROM VLEC'S INDEX" : "== vlec's index");
   std::fflush(stdout);
-  if (bad || placed_bad || !placed_dense || gpu_frame != frame) return 1;
+  if (bad || placed_bad || !placed_dense || gpu_frame != frame || block_bad || !block_same || block_hash_bad ||
+      !slots8_same || !onepass_same[0] || !onepass_same[1] || onepass_hash_bad)
+    return 1;
 
   // The decoders: the probe's, on the slots just written, and vlec's (the
   // verified decoder of gpu_bench: every chunk's XXH3 checked too) on the
@@ -252,27 +387,75 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   CUDA_CHECK(cudaMemset(d_probe_out.get(), 0xA5, sample.bytes.size()));
   CUDA_CHECK(cudaMemset(d_vlec_out.get(), 0xA5, sample.bytes.size()));
   Sym* d_probe_sym = reinterpret_cast<Sym*>(d_probe_out.get());
-  const auto probe_dec = [&] {
-    if (K == 4) probe_decode<Sym, 4><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
-                                                      d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
-    else if (K == 2) probe_decode<Sym, 2><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
-                                                           d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
-    else probe_decode<Sym, 1><<<grid, block>>>(d_slots.get(), slot_words, d_lane_words.get(), n, chunk, chunks,
-                                               d_primary.get(), d_whole.get(), L, d_probe_sym, d_status.get());
+  DecodeSource slots_src{d_slots.get(), slot_words, d_lane_words.get(), nullptr, nullptr};
+  DecodeSource frame_src{nullptr, 0, nullptr, d_blocks.get(), d_block_offsets.get()};
+  cuda::DeviceBuffer<uint8_t> d_frame_out(sample.bytes.size()), d_ahead_out(sample.bytes.size());
+  CUDA_CHECK(cudaMemset(d_frame_out.get(), 0xA5, sample.bytes.size()));
+  CUDA_CHECK(cudaMemset(d_ahead_out.get(), 0xA5, sample.bytes.size()));
+  // kFrame, kAhead: see probe_decode.
+  const auto decode_with = [&](auto frame_tag, auto ahead_tag, const DecodeSource& source, uint8_t* dst) {
+    constexpr bool kFrame = decltype(frame_tag)::value;
+    constexpr unsigned kAhead = decltype(ahead_tag)::value;
+    Sym* d = reinterpret_cast<Sym*>(dst);
+    if (K == 4) probe_decode<Sym, 4, kFrame, kAhead><<<grid, block>>>(source, n, chunk, chunks, d_primary.get(),
+                                                                      d_whole.get(), L, d, d_status.get());
+    else if (K == 2) probe_decode<Sym, 2, kFrame, kAhead><<<grid, block>>>(source, n, chunk, chunks, d_primary.get(),
+                                                                           d_whole.get(), L, d, d_status.get());
+    else probe_decode<Sym, 1, kFrame, kAhead><<<grid, block>>>(source, n, chunk, chunks, d_primary.get(),
+                                                               d_whole.get(), L, d, d_status.get());
     CUDA_CHECK(cudaGetLastError());
   };
+  using No = std::false_type;
+  using Yes = std::true_type;
+  using Plain = std::integral_constant<unsigned, 0>;
+  using Ahead = std::integral_constant<unsigned, 8>;
+  const auto probe_dec = [&] { decode_with(No{}, Plain{}, slots_src, d_probe_out.get()); };
+  const auto frame_dec = [&] { decode_with(Yes{}, Plain{}, frame_src, d_frame_out.get()); };
+  const auto ahead_dec = [&] { decode_with(Yes{}, Ahead{}, frame_src, d_ahead_out.get()); };
   const uint64_t payload_bytes = f.header.frame_bytes - f.header.header_area_bytes();
   cuda::DeviceBuffer<uint8_t> d_payload(payload_bytes), d_dtemp(cuda::frame_decode_temp_bytes(f));
   CUDA_CHECK(cudaMemcpy(d_payload.get(), f.payload, payload_bytes, cudaMemcpyHostToDevice));
   const cuda::HuffmanDecodeArgs a =
       cuda::prepare_frame_decode(f, d_payload.get(), d_vlec_out.get(), d_dtemp.get(), d_dtemp.size(), 0);
   const auto vlec_dec = [&] { cuda::launch_huffman_decode(a, 0); };
-  const std::vector<float> dms = bench::medians_ms(repeat, 0, probe_dec, vlec_dec);
+  // vlec's decoder on the probe's layout (lane_layout_probe_decoder.cuh), verified against vlec's index checksums.
+  std::vector<uint64_t> index_sums(chunks);
+  for (uint64_t c = 0; c < chunks; ++c) index_sums[c] = f.index[c].checksum;
+  cuda::DeviceBuffer<uint64_t> d_index_sums(chunks);
+  CUDA_CHECK(cudaMemcpy(d_index_sums.get(), index_sums.data(), 8 * chunks, cudaMemcpyHostToDevice));
+  cuda::DeviceBuffer<uint8_t> d_tuned_out(sample.bytes.size()), d_tuned8_out(sample.bytes.size());
+  cuda::DeviceBuffer<uint32_t> d_tuned_status(chunks), d_tuned8_status(chunks);
+  CUDA_CHECK(cudaMemset(d_tuned_out.get(), 0xA5, sample.bytes.size()));
+  CUDA_CHECK(cudaMemset(d_tuned8_out.get(), 0xA5, sample.bytes.size()));
+  CUDA_CHECK(cudaMemset(d_tuned_status.get(), 0xFF, 4 * chunks));
+  CUDA_CHECK(cudaMemset(d_tuned8_status.get(), 0xFF, 4 * chunks));
+  cuda::HuffmanDecodeArgs ta = a, ta8 = a;
+  ta.out = d_tuned_out.get(), ta8.out = d_tuned8_out.get();
+  bool tuned_ran = true;
+  const auto tuned_dec = [&] {
+    tuned_ran &= decode_tuned<Sym, 0>(ta, d_blocks.get(), d_block_offsets.get(), d_index_sums.get(), d_tuned_status.get());
+  };
+  const auto tuned8_dec = [&] {
+    tuned_ran &= decode_tuned<Sym, 8>(ta8, d_blocks.get(), d_block_offsets.get(), d_index_sums.get(), d_tuned8_status.get());
+  };
+  const std::vector<float> dms =
+      bench::medians_ms(repeat, 0, probe_dec, vlec_dec, frame_dec, ahead_dec, tuned_dec, tuned8_dec);
   std::vector<uint8_t> back(sample.bytes.size());
   std::vector<uint32_t> status(chunks);
   CUDA_CHECK(cudaMemcpy(status.data(), d_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(back.data(), d_probe_out.get(), back.size(), cudaMemcpyDeviceToHost));
   const bool probe_ok = back == sample.bytes && std::count(status.begin(), status.end(), 0u) == std::ptrdiff_t(chunks);
+  CUDA_CHECK(cudaMemcpy(back.data(), d_frame_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  const bool frame_ok = back == sample.bytes;
+  CUDA_CHECK(cudaMemcpy(back.data(), d_ahead_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  const bool ahead_ok = back == sample.bytes;
+  std::vector<uint32_t> tuned_status(chunks);
+  CUDA_CHECK(cudaMemcpy(back.data(), d_tuned_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(tuned_status.data(), d_tuned_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+  const bool tuned_ok = tuned_ran && back == sample.bytes && std::count(tuned_status.begin(), tuned_status.end(), 0u) == std::ptrdiff_t(chunks);
+  CUDA_CHECK(cudaMemcpy(back.data(), d_tuned8_out.get(), back.size(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(tuned_status.data(), d_tuned8_status.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+  const bool tuned8_ok = tuned_ran && back == sample.bytes && std::count(tuned_status.begin(), tuned_status.end(), 0u) == std::ptrdiff_t(chunks);
   CUDA_CHECK(cudaMemcpy(back.data(), d_vlec_out.get(), back.size(), cudaMemcpyDeviceToHost));
   bool vlec_ok = back == sample.bytes;
   try {
@@ -285,8 +468,19 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
               sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, dms[0], gb / dms[0] / 1e6,
               100 * gb / dms[0] / 1e6 / copy_gbs, dms[1], gb / dms[1] / 1e6, 100 * gb / dms[1] / 1e6 / copy_gbs,
               probe_ok ? "== input" : "DIFFERS", vlec_ok ? "== input" : "DIFFERS");
+  std::printf("%-11s %-4s %6u  decode of the block probe's frame: plain %7.3f ms %7.1f GB/s %5.1f%% | prefetching 8 "
+              "words ahead into L1 %7.3f ms %7.1f GB/s %5.1f%% | outputs %s, %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, dms[2], gb / dms[2] / 1e6,
+              100 * gb / dms[2] / 1e6 / copy_gbs, dms[3], gb / dms[3] / 1e6, 100 * gb / dms[3] / 1e6 / copy_gbs,
+              frame_ok ? "== input" : "DIFFERS", ahead_ok ? "== input" : "DIFFERS");
+  std::printf("%-11s %-4s %6u  vlec's decoder on the probe's layout (verified: XXH3 of every chunk): %7.3f ms %7.1f GB/s "
+              "%5.1f%% | prefetching 8 words ahead into L1 %7.3f ms %7.1f GB/s %5.1f%% | outputs %s, %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, dms[4], gb / dms[4] / 1e6,
+              100 * gb / dms[4] / 1e6 / copy_gbs, dms[5], gb / dms[5] / 1e6, 100 * gb / dms[5] / 1e6 / copy_gbs,
+              !tuned_ran ? "NOT PROBED (K != 2)" : tuned_ok ? "== input, verified" : "DIFFER",
+              !tuned_ran ? "-" : tuned8_ok ? "== input, verified" : "DIFFER");
   std::fflush(stdout);
-  return probe_ok && vlec_ok ? 0 : 1;
+  return probe_ok && vlec_ok && frame_ok && ahead_ok && (!tuned_ran || (tuned_ok && tuned8_ok)) ? 0 : 1;
 }
 
 }  // namespace
