@@ -42,6 +42,7 @@
 #include "lane_layout_probe_blocks.cuh"
 #include "lane_layout_probe_decoder.cuh"
 #include "lane_layout_probe_kernels.cuh"
+#include "lane_layout_probe_present.cuh"
 #include "cpu/frame_codec.hpp"
 #include "cuda/chunk_scan.cuh"
 #include "cuda/cuda_check.hpp"
@@ -239,7 +240,29 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   };
   const auto onepass = [&] { onepass_with(std::false_type{}, one[0]); };
   const auto onepass_hash = [&] { onepass_with(std::true_type{}, one[1]); };
-  const std::vector<float> ms = bench::medians_ms(repeat, 0, probe, lanes, placed, blocks, probe8, onepass, onepass_hash);
+  // vlec's present format by one warp a chunk in one pass (lane_layout_probe_present.cuh).
+  const uint64_t present_slot_words = slot_words + 64;  // (a lane may take two words past its codes)
+  cuda::DeviceBuffer<uint32_t> d_present_slots(chunks * present_slot_words), d_present_stored(chunks);
+  cuda::DeviceBuffer<uint8_t> d_present(placed_capacity + 8 * 32 * chunks);
+  cuda::DeviceBuffer<uint64_t> d_present_offsets(chunks), d_present_hashes(chunks);
+  cuda::DeviceBuffer<unsigned long long> d_present_scan(chunks + 1);
+  const cuda::ChunkScanState present_scan{d_present_scan.get(),
+                                          reinterpret_cast<unsigned int*>(d_present_scan.get() + chunks)};
+  const auto present = [&] {
+    CUDA_CHECK(cudaMemsetAsync(d_present_scan.get(), 0, 8 * (chunks + 1), 0));
+#define VLEC_PRESENT(KK, SH)                                                                                          \
+  probe_encode_present<Sym, KK, SH, 8><<<grid, block>>>(d_sym, n, chunk, chunks, d_entry.get(), book.max_length,     \
+                                                        d_present_slots.get(), present_slot_words, d_present.get(), \
+                                                        d_present_offsets.get(), d_present_stored.get(),            \
+                                                        present_scan, d_present_hashes.get())
+    if (K == 4) shared ? VLEC_PRESENT(4, true) : VLEC_PRESENT(4, false);
+    else if (K == 2) shared ? VLEC_PRESENT(2, true) : VLEC_PRESENT(2, false);
+    else shared ? VLEC_PRESENT(1, true) : VLEC_PRESENT(1, false);
+#undef VLEC_PRESENT
+    CUDA_CHECK(cudaGetLastError());
+  };
+  const std::vector<float> ms =
+      bench::medians_ms(repeat, 0, probe, lanes, placed, blocks, probe8, onepass, onepass_hash, present);
 
   std::vector<uint32_t> slots(chunks * slot_words), lane_words(32 * chunks);
   CUDA_CHECK(cudaMemcpy(slots.data(), d_slots.get(), 4 * slots.size(), cudaMemcpyDeviceToHost));
@@ -324,6 +347,25 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
     if (k == 1)
       for (uint64_t c = 0; c < chunks; ++c) onepass_hash_bad += o_hashes[c] != f.index[c].checksum;
   }
+  // The present-format probe's chunks == the CPU frame's payload, chunk by chunk, and its hashes those of the index.
+  uint64_t present_bad = 0;
+  {
+    std::vector<uint64_t> p_offsets(chunks), p_hashes(chunks);
+    std::vector<uint32_t> p_stored(chunks);
+    CUDA_CHECK(cudaMemcpy(p_offsets.data(), d_present_offsets.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(p_hashes.data(), d_present_hashes.get(), 8 * chunks, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(p_stored.data(), d_present_stored.get(), 4 * chunks, cudaMemcpyDeviceToHost));
+    std::vector<uint8_t> p_payload(d_present.size());
+    CUDA_CHECK(cudaMemcpy(p_payload.data(), d_present.get(), p_payload.size(), cudaMemcpyDeviceToHost));
+    uint64_t cpu_at = 0;
+    for (uint64_t c = 0; c < chunks; ++c) {
+      const uint32_t want = f.index[c].stored_bytes;
+      present_bad += p_stored[c] != want || p_offsets[c] != cpu_at || p_hashes[c] != f.index[c].checksum ||
+                     p_offsets[c] + want > p_payload.size() ||
+                     std::memcmp(p_payload.data() + p_offsets[c], f.payload + cpu_at, want) != 0;
+      cpu_at += (uint64_t{want} + 3) / 4 * 4;
+    }
+  }
   uint64_t probe_bytes = 0, spread = 0;
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint32_t* w = lane_words.data() + 32 * c;
@@ -363,9 +405,14 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
               onepass_same[0] ? "== the placed probe's" : "DIFFERS FROM THE PLACED PROBE'S", ms[6], gb / ms[6] / 1e6,
               100 * gb / ms[6] / 1e6 / copy_gbs, onepass_same[1] ? "== the placed probe's" : "DIFFERS FROM THE PLACED PROBE'S",
               onepass_hash_bad ? "DIFFER FROM VLEC'S INDEX" : "== vlec's index");
+  std::printf("%-11s %-4s %6u  vlec's present format by one warp a chunk in one pass (refill replay, slot, look-back, "
+              "copy, XXH3) %7.3f ms %7.1f GB/s %5.1f%% of copy | vlec's encoder %7.1f GB/s | chunks %s\n",
+              sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, ms[7], gb / ms[7] / 1e6,
+              100 * gb / ms[7] / 1e6 / copy_gbs, gb / ms[1] / 1e6,
+              present_bad ? "DIFFER FROM THE CPU FRAME'S" : "== the CPU frame's payload and index, byte for byte");
   std::fflush(stdout);
   if (bad || placed_bad || !placed_dense || gpu_frame != frame || block_bad || !block_same || block_hash_bad ||
-      !slots8_same || !onepass_same[0] || !onepass_same[1] || onepass_hash_bad)
+      !slots8_same || !onepass_same[0] || !onepass_same[1] || onepass_hash_bad || present_bad)
     return 1;
 
   // The decoders: the probe's, on the slots just written, and vlec's (the
