@@ -30,6 +30,7 @@ class GivenBookEncoder {
     args_.frame = frame_.get();
     args_.frame_capacity = frame_.size();
     args_.frame_bytes = size_.get();
+    args_.strategy = cuda::default_encode_strategy(chunk);  // the device API's default encoder
   }
   const cuda::FrameEncodeArgs& args() const { return args_; }
   // Enqueue one encode on `stream` (its own arguments, or a variant of them).

@@ -376,7 +376,7 @@ int run(const gen::Sample& sample, uint32_t chunk, int repeat, double copy_gbs) 
   }
   const uint64_t payload = f.header.frame_bytes - f.header.header_area_bytes();
   const double gb = double(sample.bytes.size());
-  std::printf("%-11s %-4s %6u  K=%u %-6s  probe %7.3f ms %7.1f GB/s %5.1f%% of copy | vlec lanes (whole frame) %7.3f ms "
+  std::printf("%-11s %-4s %6u  K=%u %-6s  probe %7.3f ms %7.1f GB/s %5.1f%% of copy | vlec (whole frame) %7.3f ms "
               "%7.1f GB/s %5.1f%% | payload probe %10llu vlec %10llu (%+.3f%%), widest lane spread %llu words | "
               "probe decoded on the CPU: %s, vlec frame %s\n",
               sample.name.c_str(), sizeof(Sym) == 1 ? "u8" : "u16", chunk, K, shared ? "shared" : "global", ms[0],

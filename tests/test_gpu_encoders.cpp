@@ -1,5 +1,5 @@
-// tests/test_gpu_encoders.cpp: every GPU Huffman encoder strategy (lanes,
-// pavle, reduce_shuffle) against the CPU backend, byte for byte, over the
+// tests/test_gpu_encoders.cpp: every GPU Huffman encoder strategy (warp,
+// lanes, pavle, reduce_shuffle) against the CPU backend, byte for byte, over the
 // generators, sizes, chunk sizes and length limits that stress the chunk
 // layout: tiny and partial chunks, one-row chunks, pieces of the pavle and
 // reduce_shuffle encoders (32 rows) cut anywhere, K = 4, 2 and 1. Skips
@@ -22,15 +22,18 @@
 namespace vlec {
 namespace {
 
-constexpr cuda::EncodeStrategy kStrategies[] = {cuda::EncodeStrategy::lanes, cuda::EncodeStrategy::pavle,
-                                                cuda::EncodeStrategy::reduce_shuffle};
+constexpr cuda::EncodeStrategy kStrategies[] = {cuda::EncodeStrategy::warp, cuda::EncodeStrategy::lanes,
+                                                cuda::EncodeStrategy::pavle, cuda::EncodeStrategy::reduce_shuffle};
 
 const char* name(cuda::EncodeStrategy s) {
-  return s == cuda::EncodeStrategy::lanes ? "lanes" : s == cuda::EncodeStrategy::pavle ? "pavle" : "reduce_shuffle";
+  return s == cuda::EncodeStrategy::warp    ? "warp"
+         : s == cuda::EncodeStrategy::lanes ? "lanes"
+         : s == cuda::EncodeStrategy::pavle ? "pavle"
+                                            : "reduce_shuffle";
 }
 
-// Every encoder: lanes with its boundary fix-up (the default) and with the
-// lookahead alone (cuda::encode_boundary_fix_up false), pavle and
+// Every encoder: warp, lanes with its boundary fix-up (the default) and with
+// the lookahead alone (cuda::encode_boundary_fix_up false), pavle and
 // reduce_shuffle. run(strategy, label) runs with each in turn.
 template <class Run>
 void for_each_encoder(Run&& run) {
@@ -189,7 +192,8 @@ TEST(GpuEncoders, ExtremeChunks) {
 // alphabet (its chunk is stored raw and the element reported).
 TEST(GpuEncoders, DevicePipelineEveryEncoder) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
-  for (device::Encoder e : {device::Encoder::lanes, device::Encoder::pavle, device::Encoder::reduce_shuffle}) {
+  for (device::Encoder e :
+       {device::Encoder::warp, device::Encoder::lanes, device::Encoder::pavle, device::Encoder::reduce_shuffle}) {
     for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"quant65536", DType::u16},
                           std::pair{"quant1024", DType::u32}}) {
       const std::size_t n = 3000017;

@@ -24,9 +24,11 @@ using Stream = CUstream_st*;  // a cudaStream_t
 
 // The GPU Huffman encoders; all write the same bytes.
 enum class Encoder {
-  lanes,           // default: one block per chunk, slots from code-length sums
+  lanes,           // one block per chunk, slots from code-length sums
   pavle,           // Balevic's parallel VLE: prefix sums of lengths, atomic OR
   reduce_shuffle,  // Tian et al.: reduce-merge then shuffle-merge
+  warp,            // one warp per chunk, one pass (its scratch is in compress_temp_bytes)
+  automatic,       // default: warp for chunks of at most 16,384 elements, else lanes (the faster of the two there)
 };
 
 // The GPU run-length encoders (codec rle); all write the same bytes.
@@ -41,7 +43,7 @@ struct CompressOptions {
   DType dtype = DType::u8;        // u8, u16 or u32 (rle, rle_huffman and raw also take u64)
   uint32_t chunk_elements = 65536;
   unsigned max_code_length = 0;   // 0 = chosen from the data, as on the CPU
-  Encoder encoder = Encoder::lanes;
+  Encoder encoder = Encoder::automatic;
   RleStrategy rle_strategy = RleStrategy::automatic;  // rle, rle_huffman; parle takes fewer than 2^32 elements
 };
 

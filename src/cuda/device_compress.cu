@@ -34,6 +34,13 @@ uint32_t codebook_capacity(DType t, uint32_t bound) {
   return bound ? std::min(bound, alphabet_capacity(t)) : alphabet_capacity(t);
 }
 
+// The encoder `automatic` stands for (cuda::default_encode_strategy).
+Encoder effective_encoder(const CompressOptions& o) {
+  if (o.encoder != Encoder::automatic) return o.encoder;
+  return cuda::default_encode_strategy(o.chunk_elements) == cuda::EncodeStrategy::warp ? Encoder::warp
+                                                                                         : Encoder::lanes;
+}
+
 // Whether stage 1 takes the chunks' checksums with the histogram
 // (histogram_u8_chunk_hashes, histogram_u16_chunk_hashes), so that the lanes
 // encoder does not hash: u8 or u16 elements counted by stage 1 and coded by
@@ -41,7 +48,8 @@ uint32_t codebook_capacity(DType t, uint32_t bound) {
 // chunk size the CLI picks for bytes; u16: up to u16_hashed_chunk_max_bytes,
 // where it measured faster).
 bool hash_with_histogram(const void* d_in, const CompressOptions& o) {
-  if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman || o.encoder != Encoder::lanes) return false;
+  if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman || effective_encoder(o) != Encoder::lanes)
+    return false;
   if (o.dtype == DType::u8) return cuda::histogram_chunk_hashes_fit(d_in, o.chunk_elements);
   return o.dtype == DType::u16 && uint64_t{2} * o.chunk_elements <= cuda::u16_hashed_chunk_max_bytes &&
          cuda::histogram_u16_chunk_hashes_fit(d_in, static_cast<uint32_t>(2 * o.chunk_elements));
@@ -152,9 +160,11 @@ void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_
   f.frame = static_cast<uint8_t*>(d_frame);
   f.frame_capacity = frame_capacity;
   f.frame_bytes = d_frame_bytes;
-  f.strategy = o.encoder == Encoder::pavle            ? cuda::EncodeStrategy::pavle
-               : o.encoder == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
-                                                      : cuda::EncodeStrategy::lanes;
+  const Encoder e = effective_encoder(o);
+  f.strategy = e == Encoder::pavle            ? cuda::EncodeStrategy::pavle
+               : e == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
+               : e == Encoder::warp           ? cuda::EncodeStrategy::warp
+                                              : cuda::EncodeStrategy::lanes;
   f.codec = frame_codec(o.codec);
   f.rle_strategy = rle_strategy(elements, o);
   f.max_code_length = o.max_code_length;

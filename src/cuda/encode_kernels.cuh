@@ -9,5 +9,6 @@ namespace vlec::cuda {
 void launch_encode_lanes(const HuffmanEncodeArgs& a, cudaStream_t stream);
 void launch_encode_pavle(const HuffmanEncodeArgs& a, cudaStream_t stream);
 void launch_encode_reduce_shuffle(const HuffmanEncodeArgs& a, cudaStream_t stream);
+void launch_encode_warp(const HuffmanEncodeArgs& a, cudaStream_t stream);
 
 }  // namespace vlec::cuda

@@ -3,8 +3,8 @@
 // by step (a ballot and popcounts give each word its slot), the step's codes
 // appended, each completed word stored at its slot. Used by the lanes
 // encoder (encode_lanes.cu), whose warps each write a range of a chunk's
-// rows, and by the lane layout probe (bench/), which writes whole chunks
-// with one warp.
+// rows, and by the warp encoder (encode_warp.cu), whose warps each write
+// whole chunks.
 //
 // Why it is shaped so: the lane state stays 32-bit (the bits past a word
 // come from one funnel shift), the refill is branch-free (selects, no
@@ -36,6 +36,7 @@ struct LaneWriter {
   uint32_t word = 0, own_from = 0;
   uint32_t buffer = 0;  // the mirrored decoder's buffered bits
   uint32_t s0 = 0, s1 = 0;
+  uint32_t bound = 0;  // kBound: words at or past this slot are not stored (the warp encoder's slot ends there)
 
   // Words taken by an earlier range and not complete (0 once past own_from).
   template <bool kCheck>
@@ -74,7 +75,7 @@ struct LaneWriter {
   // fix_up: a completed word that is an earlier range's goes to this
   // thread's two s_heads slots, [0] the last such word, [1] the one before
   // (the earlier range's warp left the word's low bits: fix_up_boundary).
-  template <bool kCheck>
+  template <bool kCheck, bool kBound = false>
   __device__ __forceinline__ void append(uint32_t code, uint32_t len, uint32_t* words, bool fix_up = false) {
     const uint32_t spill = __funnelshift_l(code, 0u, acc_bits);
     acc |= code << acc_bits;
@@ -82,7 +83,7 @@ struct LaneWriter {
     buffer -= len;
     const bool full = acc_bits >= 32;
     const bool store = kCheck ? full && word >= own_from : full;
-    if (store) words[s0] = acc;
+    if (store && (!kBound || s0 < bound)) words[s0] = acc;
     if (kCheck && fix_up && full && word < own_from) s_heads[2 * threadIdx.x + own_from - word - 1] = acc;
     s0 = store ? s1 : s0;
     if (kCheck) word += full;
@@ -91,18 +92,19 @@ struct LaneWriter {
   }
   // The chunk ended: the pending words (zero-padded) are the lane's last. If
   // the current word is not ours, the first pending word has no bits yet.
+  template <bool kBound = false>
   __device__ __forceinline__ void flush(uint32_t* words) {
     const int n = pending();
     if (n <= 0) return;
-    words[s0] = word >= own_from ? acc : 0u;
-    if (n > 1) words[s1] = 0;
+    if (!kBound || s0 < bound) words[s0] = word >= own_from ? acc : 0u;
+    if (n > 1 && (!kBound || s1 < bound)) words[s1] = 0;
   }
 };
 
 // One row of a lane: kGroup / K steps of K symbols, entry(i) giving symbol
 // i's code. `kInside` the range the lanes take words; past it (lookahead)
-// they only complete words already taken.
-template <unsigned K, bool kInside, bool kCheck, typename Entry>
+// they only complete words already taken. kBound: stores stop at w.bound.
+template <unsigned K, bool kInside, bool kCheck, bool kBound = false, typename Entry>
 __device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&& entry, uint32_t T, uint32_t& base,
                                            uint32_t* words, bool fix_up = false) {
 #pragma unroll
@@ -118,7 +120,7 @@ __device__ __forceinline__ void encode_row(LaneWriter& w, unsigned mine, Entry&&
         len += e >> 24;
       }
     }
-    if (kInside || w.pending() > 0) w.append<kCheck>(code, len, words, fix_up);
+    if (kInside || w.pending() > 0) w.append<kCheck, kBound>(code, len, words, fix_up);
   }
 }
 

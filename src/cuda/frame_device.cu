@@ -45,11 +45,13 @@ struct Temp {
   uint64_t blocks_per_chunk;
   uint8_t* rle;  // the rle chunk encoder's temporaries (codec rle only)
   std::size_t rle_bytes;
+  uint32_t* warp_slots;  // the warp Huffman encoder's scratch slots (codec huffman only)
 };
 
 constexpr std::size_t kAlign = 256;
 
-Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t rle_bytes, std::size_t* total) {
+Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t rle_bytes, std::size_t warp_slot_bytes,
+           std::size_t* total) {
   std::size_t at = 0;
   auto take = [&](std::size_t bytes) {
     const std::size_t here = at;
@@ -68,6 +70,7 @@ Temp carve(void* temp, uint64_t chunks, uint64_t blocks_per_chunk, std::size_t r
   t.blocks_per_chunk = blocks_per_chunk;
   t.rle_bytes = rle_bytes;
   t.rle = rle_bytes ? take(rle_bytes) : nullptr;
+  t.warp_slots = warp_slot_bytes ? reinterpret_cast<uint32_t*>(take(warp_slot_bytes)) : nullptr;
   if (total) *total = at;
   return t;
 }
@@ -322,6 +325,12 @@ uint64_t blocks_per_chunk_of(Codec codec, uint32_t chunk_elements, unsigned widt
   return codec == Codec::rle || codec == Codec::rle_huffman ? 1 : (uint64_t{chunk_elements} * width + 1023) / 1024;
 }
 
+// The warp encoder's slots (huffman frames; encode_warp.cu): at most
+// kEncodeWarpSlots chunks' raw bytes.
+std::size_t warp_slot_bytes_of(Codec codec, uint64_t chunks, unsigned width, uint32_t chunk_elements) {
+  return codec == Codec::huffman ? 4 * encode_warp_slot_count(chunks) * encode_warp_slot_words(chunk_elements, width) : 0;
+}
+
 std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s) {
   if (codec == Codec::rle) return rle_frame_encode_temp_bytes(elements, width, chunk_elements, s);
   if (codec == Codec::rle_huffman) return rle_huffman_encode_temp_bytes(elements, width, chunk_elements, s);
@@ -333,8 +342,10 @@ std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t
 std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, Codec codec,
                                     RleStrategy rle_strategy) {
   std::size_t total = 0;
-  carve(nullptr, chunks_of(elements, chunk_elements), blocks_per_chunk_of(codec, chunk_elements, width),
-        rle_temp_of(codec, elements, width, chunk_elements, rle_strategy), &total);
+  const uint64_t chunks = chunks_of(elements, chunk_elements);
+  carve(nullptr, chunks, blocks_per_chunk_of(codec, chunk_elements, width),
+        rle_temp_of(codec, elements, width, chunk_elements, rle_strategy),
+        warp_slot_bytes_of(codec, chunks, width, chunk_elements), &total);
   return total;
 }
 
@@ -355,7 +366,8 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
   const uint64_t blocks_per_chunk = blocks_per_chunk_of(codec, a.chunk_elements, width);
   std::size_t need = 0;
   const Temp t = carve(temp, chunks, blocks_per_chunk,
-                       rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy), &need);
+                       rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy),
+                       warp_slot_bytes_of(codec, chunks, width, a.chunk_elements), &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   const bool small = chunks <= kSmallFrameChunks;
   // The look-back state of up to kZeroInLayoutChunks chunks (32 KiB) is
@@ -413,7 +425,9 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
     e.blocks_per_chunk = blocks_per_chunk;
     e.chunk_status = t.chunk_status;
     e.checksums = t.checksums;
-    e.given_checksums = a.strategy == EncodeStrategy::lanes ? a.chunk_checksums : nullptr;
+    e.given_checksums =
+        a.strategy == EncodeStrategy::lanes || a.strategy == EncodeStrategy::warp ? a.chunk_checksums : nullptr;
+    e.warp_slots = t.warp_slots;
     launch_huffman_encode(e, a.strategy, stream);
   }
   const uint64_t raw_payload = (a.elements * width + 7) / 8 * 8;
@@ -466,7 +480,7 @@ uint64_t frame_encode_status(const FrameEncodeArgs& a, const void* temp) {
   if (a.raw || a.codec != Codec::huffman || chunks == 0) return 0;
   const unsigned width = static_cast<unsigned>(dtype_bytes(a.dtype));
   const Temp t = carve(const_cast<void*>(temp), chunks, blocks_per_chunk_of(Codec::huffman, a.chunk_elements, width),
-                       0, nullptr);
+                       0, 0, nullptr);
   std::vector<uint32_t> status(chunks);
   CUDA_CHECK(cudaMemcpy(status.data(), t.chunk_status, 4 * chunks, cudaMemcpyDeviceToHost));
   for (uint64_t c = 0; c < chunks; ++c)

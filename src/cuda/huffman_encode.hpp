@@ -2,7 +2,13 @@
 // exactly the bytes of the CPU encoder (docs/FORMAT.md §5) and is selectable
 // by name:
 //
-//  - lanes (the default): one thread block per chunk. Pass A sums each lane's
+//  - warp (the device API's default): one warp per chunk, one pass over its
+//    symbols. Each lane codes its own symbols and the lanes encoder's refill
+//    replay (LaneWriter) gives every word its slot as it completes, in a
+//    scratch slot of the warp's; the chunk's size is then known, its place
+//    comes from the decoupled look-back, and the warp copies the slot there.
+//    The chunk's XXH3 is folded from the rows as they are loaded.
+//  - lanes: one thread block per chunk. Pass A sums each lane's
 //    code lengths over the block's eight row ranges (and folds the chunk's
 //    XXH3 block sums); the lengths alone fix every word's slot, so the chunk
 //    size is known, its place in the frame comes from a decoupled look-back,
@@ -23,7 +29,18 @@
 
 namespace vlec::cuda {
 
-enum class EncodeStrategy { lanes, pavle, reduce_shuffle };
+enum class EncodeStrategy { lanes, pavle, reduce_shuffle, warp };
+
+// The warp encoder's scratch: a slot of a chunk's raw size for each of at
+// most kEncodeWarpSlots warps (the kernel's grid is held to them; more warps
+// than an H100 or H200 keeps resident at its register count).
+constexpr uint64_t kEncodeWarpSlots = 4096;
+__host__ __device__ inline constexpr uint64_t encode_warp_slot_count(uint64_t chunks) {
+  return ((chunks < kEncodeWarpSlots ? chunks : kEncodeWarpSlots) + 7) / 8 * 8;  // whole blocks of 8 warps
+}
+__host__ __device__ inline constexpr uint64_t encode_warp_slot_words(uint32_t chunk_elements, unsigned width) {
+  return (uint64_t{chunk_elements} * width + 127) / 128 * 32;  // a chunk's raw bytes, in 128-byte lines
+}
 
 // Status a chunk leaves in chunk_status[c].
 enum EncodeStatus : uint32_t { kEncodeOk = 0, kEncodeNoCode = 1 };
@@ -69,7 +86,23 @@ struct HuffmanEncodeArgs {
   // in pass A nor folds them; pavle and reduce_shuffle ignore it.
   const uint64_t* given_checksums = nullptr;
   bool boundary_fix_up = encode_boundary_fix_up;  // lanes: see encode_boundary_fix_up
+  // warp: encode_warp_slot_count(chunk_count) slots of encode_warp_slot_words words (device temp).
+  uint32_t* warp_slots = nullptr;
 };
+
+// The default encoder for a chunk size (device::Encoder::automatic): the warp
+// encoder for chunks of at most kWarpEncoderMaxChunk elements, where it
+// measured faster than the lanes encoder on every dataset, else lanes (H200,
+// 1 GiB, GB/s of input at 16,384 / 65,536-element chunks, warp against
+// lanes: skewed bytes 676 / 647 against 553 / 701, quant1024 1,122 / 1,120
+// against 997 / 1,197, quant65536 805 / 819 against 679 / 776;
+// bench/results/2026-11-28-h200-session30-warp-encoder-gpu-bench.log). At
+// 65,536 the warp encoder wins on quant65536 alone; the rule keeps to the
+// chunk size.
+constexpr uint32_t kWarpEncoderMaxChunk = 16384;
+inline EncodeStrategy default_encode_strategy(uint32_t chunk_elements) {
+  return chunk_elements <= kWarpEncoderMaxChunk ? EncodeStrategy::warp : EncodeStrategy::lanes;
+}
 
 // Enqueue the encode of every chunk with the given strategy.
 void launch_huffman_encode(const HuffmanEncodeArgs& args, EncodeStrategy strategy, cudaStream_t stream);
