@@ -47,6 +47,15 @@ Encoder effective_encoder(const CompressOptions& o) {
 // the lanes encoder, in chunks of whole KiB (bytes: up to 64 KiB, every
 // chunk size the CLI picks for bytes; u16: up to u16_hashed_chunk_max_bytes,
 // where it measured faster).
+// The frame encoder's strategy for the options (its temp is sized for it).
+cuda::EncodeStrategy encode_strategy(const CompressOptions& o) {
+  const Encoder e = effective_encoder(o);
+  return e == Encoder::pavle            ? cuda::EncodeStrategy::pavle
+         : e == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
+         : e == Encoder::warp           ? cuda::EncodeStrategy::warp
+                                        : cuda::EncodeStrategy::lanes;
+}
+
 bool hash_with_histogram(const void* d_in, const CompressOptions& o) {
   if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman || effective_encoder(o) != Encoder::lanes)
     return false;
@@ -77,7 +86,7 @@ Layout layout(uint64_t elements, const CompressOptions& o, uint32_t bound = 0) {
   l.hist_temp_bytes = o.codec == Codec::huffman ? cuda::histogram_temp_bytes(elements, o.dtype) : 0;
   l.book_temp_bytes = o.codec == Codec::huffman ? cuda::codebook_temp_bytes(cap) : 0;
   l.frame_temp_bytes = cuda::frame_encode_temp_bytes(elements, w, o.chunk_elements, frame_codec(o.codec),
-                                                     rle_strategy(elements, o));
+                                                     rle_strategy(elements, o), encode_strategy(o));
   l.hist = take(8 * cuda::kHistogramBins);
   l.bad = take(8);
   l.hist_temp = take(l.hist_temp_bytes);
@@ -160,11 +169,7 @@ void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_
   f.frame = static_cast<uint8_t*>(d_frame);
   f.frame_capacity = frame_capacity;
   f.frame_bytes = d_frame_bytes;
-  const Encoder e = effective_encoder(o);
-  f.strategy = e == Encoder::pavle            ? cuda::EncodeStrategy::pavle
-               : e == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
-               : e == Encoder::warp           ? cuda::EncodeStrategy::warp
-                                              : cuda::EncodeStrategy::lanes;
+  f.strategy = encode_strategy(o);
   f.codec = frame_codec(o.codec);
   f.rle_strategy = rle_strategy(elements, o);
   f.max_code_length = o.max_code_length;

@@ -325,10 +325,13 @@ uint64_t blocks_per_chunk_of(Codec codec, uint32_t chunk_elements, unsigned widt
   return codec == Codec::rle || codec == Codec::rle_huffman ? 1 : (uint64_t{chunk_elements} * width + 1023) / 1024;
 }
 
-// The warp encoder's slots (huffman frames; encode_warp.cu): at most
-// kEncodeWarpSlots chunks' raw bytes.
-std::size_t warp_slot_bytes_of(Codec codec, uint64_t chunks, unsigned width, uint32_t chunk_elements) {
-  return codec == Codec::huffman ? 4 * encode_warp_slot_count(chunks) * encode_warp_slot_words(chunk_elements, width) : 0;
+// The warp encoder's slots (huffman frames coded by it; encode_warp.cu): at
+// most kEncodeWarpSlots chunks' raw bytes.
+std::size_t warp_slot_bytes_of(Codec codec, EncodeStrategy strategy, uint64_t chunks, unsigned width,
+                               uint32_t chunk_elements) {
+  return codec == Codec::huffman && strategy == EncodeStrategy::warp
+             ? 4 * encode_warp_slot_count(chunks) * encode_warp_slot_words(chunk_elements, width)
+             : 0;
 }
 
 std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t chunk_elements, RleStrategy s) {
@@ -340,12 +343,12 @@ std::size_t rle_temp_of(Codec codec, uint64_t elements, unsigned width, uint32_t
 }  // namespace
 
 std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements, Codec codec,
-                                    RleStrategy rle_strategy) {
+                                    RleStrategy rle_strategy, EncodeStrategy strategy) {
   std::size_t total = 0;
   const uint64_t chunks = chunks_of(elements, chunk_elements);
   carve(nullptr, chunks, blocks_per_chunk_of(codec, chunk_elements, width),
         rle_temp_of(codec, elements, width, chunk_elements, rle_strategy),
-        warp_slot_bytes_of(codec, chunks, width, chunk_elements), &total);
+        warp_slot_bytes_of(codec, strategy, chunks, width, chunk_elements), &total);
   return total;
 }
 
@@ -367,7 +370,7 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& a, void* temp, std::
   std::size_t need = 0;
   const Temp t = carve(temp, chunks, blocks_per_chunk,
                        rle_temp_of(codec, a.elements, width, a.chunk_elements, a.rle_strategy),
-                       warp_slot_bytes_of(codec, chunks, width, a.chunk_elements), &need);
+                       warp_slot_bytes_of(codec, a.strategy, chunks, width, a.chunk_elements), &need);
   VLEC_REQUIRE(temp_bytes >= need, "temporary storage of ", temp_bytes, " bytes is below the ", need, " needed");
   const bool small = chunks <= kSmallFrameChunks;
   // The look-back state of up to kZeroInLayoutChunks chunks (32 KiB) is

@@ -57,9 +57,14 @@ struct FrameEncodeArgs {
 // frame finally written is never larger than the raw frame (compress_bound).
 std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t chunk_elements);
 
-// Codec raw needs what huffman needs; rle adds the RLE encoder's temporaries.
+// Codec raw needs what huffman needs; rle adds the RLE encoder's temporaries;
+// huffman with the warp encoder its scratch slots (up to kEncodeWarpSlots
+// chunks' raw bytes), which `strategy` warp (the default, so that a temp
+// sized without naming the strategy serves every encoder) includes and the
+// others leave out.
 std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements,
-                                    Codec codec = Codec::huffman, RleStrategy rle_strategy = RleStrategy::parle);
+                                    Codec codec = Codec::huffman, RleStrategy rle_strategy = RleStrategy::parle,
+                                    EncodeStrategy strategy = EncodeStrategy::warp);
 
 // Enqueue the whole frame on `stream`. Device-side failures (a value with no
 // code) make the affected chunks raw and are reported through chunk_status:
