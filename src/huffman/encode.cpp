@@ -67,7 +67,11 @@ namespace {
 // ---------------------------------------------------------------------------
 // The fast encoder (see the top of the file).
 
-constexpr unsigned kSegmentRows = 64;  // rows per segment; at least 16 (see above)
+// Rows per segment; at least 16 (see above). 32 rather than 64: the
+// segment's runs and steps stay nearer L1; one thread, 64 MiB, encode +3-7 %
+// on skewed bytes, +1-3 % on u16 codes, the same frames
+// (bench/results/2026-11-28-cpu-session30-encode-segment-rows.log).
+constexpr unsigned kSegmentRows = 32;
 static_assert(kSegmentRows >= 16, "a reserved word must complete within the next segment");
 
 // One lane's bit packer. `k` indexes the segment's word buffer: the word
