@@ -7,9 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "cuda/chunk_scan.cuh"
+#include "cuda/warp_chunk.cuh"
 #include "cuda/xxh3_warp.cuh"
 #include "huffman/layout.hpp"
 
@@ -46,9 +46,9 @@ __device__ __forceinline__ void load_table(uint32_t* table, const uint32_t* entr
   }
 }
 
-// A lane's group of 4 symbols as loaded: one word of bytes, two of u16.
+// A lane's group of 4 symbols as loaded: one word of bytes, two of u16 (the encoders' GroupWordT).
 template <typename Sym>
-using RawGroup = std::conditional_t<sizeof(Sym) == 1, uint32_t, uint2>;
+using RawGroup = cuda::GroupWordT<Sym>;
 
 template <typename Sym>
 __device__ __forceinline__ void unpack(const RawGroup<Sym>& g, uint32_t (&s)[4]) {
@@ -241,63 +241,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   for (uint32_t t = 0; t < words - shortest; ++t) __stcg(wbase + start + t, tail[warp][t][lane]);
 }
 
-// A chunk's XXH3 from the rows a warp loads (kHash; else nothing): the
-// decoder's RowHasher over each batch's whole 1 KiB blocks, the blocks past
-// the whole batches read again from memory, the tail by finish_long_warp.
-// Lanes 0..7 fold the blocks in order; finish() returns the hash in lane 0.
-template <typename Sym, unsigned kBatch, bool kHash>
-struct ChunkRowHash {
-  static constexpr unsigned kRowsPerBlock = 1024 / (huffman::kRow * sizeof(Sym));
-  static_assert(kBatch % kRowsPerBlock == 0, "a batch holds whole XXH3 blocks");
-  cuda::RowHasher<Sym> hasher;
-  uint64_t acc, raw, blocks, hashed = 0;
-  const Sym* src0;  // the lane's first group
-  uint32_t lane;
-  __device__ ChunkRowHash(const uint64_t* secret, uint32_t lane_index, uint64_t raw_bytes, const Sym* lane_src)
-      : hasher(secret), acc(kHash ? cuda::init_acc_lane(lane_index) : 0), raw(raw_bytes),
-        blocks(raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0), src0(lane_src), lane(lane_index) {}
-  __device__ __forceinline__ void block(const RawGroup<Sym>* g) {  // kRowsPerBlock rows
-    if constexpr (sizeof(Sym) == 1) {
-      for (unsigned r = 0; r < kRowsPerBlock; r += 2) hasher.add_two_rows(g[r], g[r + 1], r, lane);
-    } else {
-      for (unsigned r = 0; r < kRowsPerBlock; ++r) {
-        const Sym s[4] = {Sym(g[r].x), Sym(g[r].x >> 16), Sym(g[r].y), Sym(g[r].y >> 16)};
-        hasher.add(s, r, lane);
-      }
-    }
-    hasher.fold(acc, lane);
-  }
-  __device__ __forceinline__ void batch(const RawGroup<Sym> (&g)[kBatch], uint64_t row) {
-    if constexpr (kHash) {
-#pragma unroll
-      for (unsigned k = 0; k < kBatch / kRowsPerBlock; ++k)
-        if (row / kRowsPerBlock + k < blocks) block(g + k * kRowsPerBlock), ++hashed;
-    }
-  }
-  __device__ uint64_t finish(const uint8_t* bytes) {
-    if constexpr (!kHash) return 0;
-    for (; hashed < blocks; ++hashed) {
-      RawGroup<Sym> g[kRowsPerBlock];
-      for (unsigned r = 0; r < kRowsPerBlock; ++r)
-        g[r] = __ldg(reinterpret_cast<const RawGroup<Sym>*>(src0 + (hashed * kRowsPerBlock + r) * huffman::kRow));
-      block(g);
-    }
-    return raw <= 240 ? (lane == 0 ? xxh3::hash64_short(bytes, raw) : 0) : cuda::finish_long_warp(acc, bytes, raw, lane);
-  }
-};
-
-// A slot's first `total` words to `dst` by one warp, four loads in flight a
-// lane (the slot was just written: its words come from L2).
-__device__ __forceinline__ void copy_slot(uint32_t* dst, const uint32_t* slot, uint32_t total, uint32_t lane) {
-  uint32_t i = lane;
-  for (; i + 96 < total; i += 128) {
-    const uint32_t a = __ldcg(slot + i), b = __ldcg(slot + i + 32), d = __ldcg(slot + i + 64),
-                   e = __ldcg(slot + i + 96);
-    dst[i] = a, dst[i + 32] = b, dst[i + 64] = d, dst[i + 96] = e;
-  }
-  for (; i < total; i += 32) dst[i] = __ldcg(slot + i);
-}
-
 // The encoder with placement in one pass over the input: a warp takes its
 // chunk by ticket, codes it into its slot of a scratch buffer as
 // probe_encode does (batched loads), packs the tail, publishes the chunk's
@@ -325,13 +268,18 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   uint32_t* out = slots + c * slot_words;
   uint32_t* next = out + lane;
   const Sym* const src0 = in + first + huffman::kGroup * lane;
-  ChunkRowHash<Sym, kBatch, kHash> hash(secret, lane, count * sizeof(Sym), src0);
+  // kHash: the chunk's XXH3 from the rows as loaded (the warp encoder's RowsHash).
+  static_assert(kBatch == cuda::kBatchRows<Sym>, "batches as the warp encoder's");
+  cuda::RowsHash<Sym> hash(secret, count * sizeof(Sym), lane);
   code_lane<Sym, K, kBatch>(
       src0, count, lane, [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); },
       [&](uint32_t w) { __stcg(next, w), next += 32; },
-      [&](const RawGroup<Sym> (&g)[kBatch], uint64_t row) { hash.batch(g, row); });
+      [&](const RawGroup<Sym> (&g)[kBatch], uint64_t row) {
+        if constexpr (kHash) hash.batch(g, row);
+      });
   if constexpr (kHash) {
-    const uint64_t h = hash.finish(reinterpret_cast<const uint8_t*>(in + first));
+    const uint64_t h = hash.finish(reinterpret_cast<const RawGroup<Sym>*>(src0), reinterpret_cast<const uint8_t*>(in + first),
+                                   count * sizeof(Sym));
     if (lane == 0) hashes[c] = h;
   }
   const uint32_t words = static_cast<uint32_t>((next - out) / 32);
@@ -344,7 +292,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   if (lane == 0) offsets[c] = offset, *reinterpret_cast<uint32_t*>(base) = shortest;
   base[4 + lane] = static_cast<uint8_t>(words - shortest);
   if (longest - shortest > kTailWords && lane == 0) status[c] = 1;
-  copy_slot(reinterpret_cast<uint32_t*>(base + kCountBytes), out, total, lane);
+  cuda::copy_slot(reinterpret_cast<uint32_t*>(base + kCountBytes), out, total, lane);
 }
 
 // The decoder probe: one warp a chunk, lane j decodes its own symbols, word i

@@ -13,7 +13,7 @@
 // chunk is coded into a slot of a scratch buffer; its size (the words the
 // refills took) is published, the look-back gives its offset, and the slot
 // is copied to its place in the payload. Its XXH3 comes from the rows as
-// they are loaded (ChunkRowHash). The payload is vlec's, byte for byte.
+// they are loaded (cuda::RowsHash, the warp encoder's). The payload is vlec's, byte for byte.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const uint64_t first = c * chunk, count = min(uint64_t{chunk}, n - first);
   uint32_t* const out = slots + c * slot_words;
   const Sym* const src0 = in + first + huffman::kGroup * lane;
-  ChunkRowHash<Sym, kBatch, true> hash(secret, lane, count * sizeof(Sym), src0);
+  static_assert(kBatch == cuda::kBatchRows<Sym>, "batches as the warp encoder's");
+  cuda::RowsHash<Sym> hash(secret, count * sizeof(Sym), lane);
   const auto lookup = [&](uint32_t s) { return kShared ? table[s] : __ldg(entry + s); };
   const uint32_t T = K * max_length;
   cuda::LaneWriter w;  // the whole chunk is this warp's: nothing taken before it
@@ -81,12 +82,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     code_row(s, mine);
   }
   w.flush(out);
-  const uint64_t h = hash.finish(reinterpret_cast<const uint8_t*>(in + first));
+  const uint64_t h = hash.finish(reinterpret_cast<const RawGroup<Sym>*>(src0), reinterpret_cast<const uint8_t*>(in + first),
+                                 count * sizeof(Sym));
   if (lane == 0) cuda::scan_publish_size(scan, c, 4 * uint64_t{base});
   __syncwarp();  // every lane's slot stores before the copy reads them
   const uint64_t offset = cuda::scan_walk_back(scan, c, 4 * uint64_t{base}, lane);
   if (lane == 0) offsets[c] = offset, stored[c] = 4 * base, hashes[c] = h;
-  copy_slot(reinterpret_cast<uint32_t*>(payload + offset), out, base, lane);
+  cuda::copy_slot(reinterpret_cast<uint32_t*>(payload + offset), out, base, lane);
 }
 
 }  // namespace vlec::probe

@@ -34,11 +34,17 @@ uint32_t codebook_capacity(DType t, uint32_t bound) {
   return bound ? std::min(bound, alphabet_capacity(t)) : alphabet_capacity(t);
 }
 
-// The encoder `automatic` stands for (cuda::default_encode_strategy).
-Encoder effective_encoder(const CompressOptions& o) {
-  if (o.encoder != Encoder::automatic) return o.encoder;
-  return cuda::default_encode_strategy(o.chunk_elements) == cuda::EncodeStrategy::warp ? Encoder::warp
-                                                                                         : Encoder::lanes;
+// The frame encoder's strategy for the options (its temp is sized for it);
+// `automatic` is cuda::default_encode_strategy.
+cuda::EncodeStrategy encode_strategy(const CompressOptions& o) {
+  switch (o.encoder) {
+    case Encoder::lanes: return cuda::EncodeStrategy::lanes;
+    case Encoder::pavle: return cuda::EncodeStrategy::pavle;
+    case Encoder::reduce_shuffle: return cuda::EncodeStrategy::reduce_shuffle;
+    case Encoder::warp: return cuda::EncodeStrategy::warp;
+    case Encoder::automatic: break;
+  }
+  return cuda::default_encode_strategy(o.chunk_elements);
 }
 
 // Whether stage 1 takes the chunks' checksums with the histogram
@@ -47,17 +53,9 @@ Encoder effective_encoder(const CompressOptions& o) {
 // the lanes encoder, in chunks of whole KiB (bytes: up to 64 KiB, every
 // chunk size the CLI picks for bytes; u16: up to u16_hashed_chunk_max_bytes,
 // where it measured faster).
-// The frame encoder's strategy for the options (its temp is sized for it).
-cuda::EncodeStrategy encode_strategy(const CompressOptions& o) {
-  const Encoder e = effective_encoder(o);
-  return e == Encoder::pavle            ? cuda::EncodeStrategy::pavle
-         : e == Encoder::reduce_shuffle ? cuda::EncodeStrategy::reduce_shuffle
-         : e == Encoder::warp           ? cuda::EncodeStrategy::warp
-                                        : cuda::EncodeStrategy::lanes;
-}
-
 bool hash_with_histogram(const void* d_in, const CompressOptions& o) {
-  if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman || effective_encoder(o) != Encoder::lanes)
+  if (!cuda::hash_chunks_with_histogram || o.codec != Codec::huffman ||
+      encode_strategy(o) != cuda::EncodeStrategy::lanes)
     return false;
   if (o.dtype == DType::u8) return cuda::histogram_chunk_hashes_fit(d_in, o.chunk_elements);
   return o.dtype == DType::u16 && uint64_t{2} * o.chunk_elements <= cuda::u16_hashed_chunk_max_bytes &&

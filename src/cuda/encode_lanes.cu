@@ -334,29 +334,11 @@ __global__ void __launch_bounds__(kWarps * 32, kLanesMinBlocks<K>) encode_lanes_
 
 }  // namespace
 
-// The table the codes come from: u8 codes always from EncodeTable (all in
-// shared memory); u16 and u32 codes from SharedEncodeTable where the host
-// knows every symbol with a code lies below kSharedEntries (the table holds
-// no more entries: wavelet groups, uploaded codebooks), from either as the
-// alphabet bound decides on the device where the table spans the whole
-// alphabet (the device pipeline's codebook without a caller's bound: three
-// more launches that return at once), else from EncodeTable (a table cut
-// at a bound above 1,024, as a caller's bound or an uploaded codebook's,
-// whose bound is rarely far below it).
+// The table the codes come from: launch_for_each_table (encode_rows.cuh).
 void launch_encode_lanes(const HuffmanEncodeArgs& args, cudaStream_t stream) {
-  HuffmanEncodeArgs a = args;
-  const bool wide = a.width > 1 && encode_shared_table;
-  const bool shared = wide && a.table_size <= kSharedEntries;
-  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr && a.table_size >= huffman::kMaxAlphabet;
-  if (!shared)
-    launch_for_each_k(a, stream, [](auto sym, auto k) {
-      return encode_lanes_kernel<decltype(sym), decltype(k)::value, false>;
-    });
-  if (shared || a.table_by_bound)
-    launch_for_each_k(a, stream, [](auto sym, auto k) {
-      using Sym = decltype(sym);
-      return encode_lanes_kernel<Sym, decltype(k)::value, (sizeof(Sym) > 1)>;  // (u8: never launched here)
-    });
+  launch_for_each_table(args, stream, [](auto sym, auto k, auto shared) {
+    return encode_lanes_kernel<decltype(sym), decltype(k)::value, decltype(shared)::value>;
+  });
 }
 
 }  // namespace vlec::cuda

@@ -13,6 +13,7 @@
 #include "cuda/encode_kernels.cuh"
 #include "cuda/launch_cache.hpp"
 #include "cuda/xxh3_warp.cuh"
+#include "huffman/codebook.hpp"
 #include "huffman/layout.hpp"
 
 namespace vlec::cuda {
@@ -422,13 +423,15 @@ __device__ void pass_a(const Sym* in, uint64_t full_rows, uint32_t rest, const R
 // Launches kernel_for(Sym{}, K) for the input's symbol width and K = 4, 2 and
 // 1: the codebook's K is known only on the device, so the kernel whose K
 // matches works and the others return at once. One block per chunk, up to
-// the blocks the GPU holds at once (the blocks then take further chunks).
+// the blocks the GPU holds at once (the blocks then take further chunks) and
+// up to max_blocks.
 template <class KernelFor>
-void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFor&& kernel_for) {
+void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFor&& kernel_for,
+                       uint64_t max_blocks = ~uint64_t{0}) {
   if (a.chunk_count == 0) return;
   auto launch = [&](auto kernel) {
-    const uint64_t blocks =
-        std::min<uint64_t>(a.chunk_count, resident_blocks(reinterpret_cast<const void*>(kernel), kWarps * 32));
+    const uint64_t blocks = std::min<uint64_t>({a.chunk_count, max_blocks,
+                                                resident_blocks(reinterpret_cast<const void*>(kernel), kWarps * 32)});
     kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
   };
   auto launch_all = [&](auto sym) {
@@ -443,6 +446,33 @@ void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFo
     default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
   }
   CUDA_CHECK(cudaGetLastError());
+}
+
+// Launches kernel_for(Sym{}, K, kShared) (through launch_for_each_k) for the
+// table the codes come from: u8 codes always from EncodeTable (all in
+// shared memory); u16 and u32 codes from SharedEncodeTable where the host
+// knows every symbol with a code lies below kSharedEntries (the table holds
+// no more entries: wavelet groups, uploaded codebooks), from either as the
+// alphabet bound decides on the device where the table spans the whole
+// alphabet (the device pipeline's codebook without a caller's bound: three
+// more launches that return at once), else from EncodeTable (a table cut
+// at a bound above 1,024, as a caller's bound or an uploaded codebook's,
+// whose bound is rarely far below it).
+template <class KernelFor>
+void launch_for_each_table(const HuffmanEncodeArgs& args, cudaStream_t stream, KernelFor&& kernel_for,
+                           uint64_t max_blocks = ~uint64_t{0}) {
+  HuffmanEncodeArgs a = args;
+  const bool wide = a.width > 1 && encode_shared_table;
+  const bool shared = wide && a.table_size <= kSharedEntries;
+  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr && a.table_size >= huffman::kMaxAlphabet;
+  if (!shared)
+    launch_for_each_k(
+        a, stream, [&](auto sym, auto k) { return kernel_for(sym, k, std::false_type{}); }, max_blocks);
+  if (shared || a.table_by_bound)  // (u8: never launched here)
+    launch_for_each_k(
+        a, stream,
+        [&](auto sym, auto k) { return kernel_for(sym, k, std::bool_constant<(sizeof(decltype(sym)) > 1)>{}); },
+        max_blocks);
 }
 
 }  // namespace

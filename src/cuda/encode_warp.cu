@@ -24,6 +24,7 @@
 #include "common/safety.hpp"
 #include "cuda/encode_lane_writer.cuh"
 #include "cuda/encode_rows.cuh"
+#include "cuda/warp_chunk.cuh"
 #include "cuda/warp_index.cuh"
 #include "cuda/xxh3_warp.cuh"
 #include "huffman/codebook.hpp"
@@ -33,55 +34,6 @@ namespace vlec::cuda {
 namespace {
 
 __shared__ uint64_t s_warp_secret[xxh3::kSecretSize / 8];
-
-// XXH3-64 of a chunk of at most 240 bytes, out of line: inlined, its 64-bit
-// arithmetic took the kernel from 64 registers to ~120.
-__device__ __noinline__ uint64_t short_chunk_hash(const uint8_t* bytes, uint64_t len) {
-  return xxh3::hash64_short(bytes, len);
-}
-
-// The chunk's XXH3 from the rows the warp loads: RowHasher over each batch's
-// whole 1 KiB blocks (a batch of kBatchRows holds whole blocks), the blocks
-// past the whole batches read again, the tail by finish_long_warp. Lanes
-// 0..7 fold the blocks in order.
-template <typename Sym>
-struct RowsHash {
-  static constexpr unsigned kRowsPerBlock = 1024 / (kRow * sizeof(Sym));
-  static_assert(kBatchRows<Sym> % kRowsPerBlock == 0, "a batch holds whole XXH3 blocks");
-  RowHasher<Sym> hasher;
-  uint64_t acc, blocks, hashed = 0;
-  unsigned lane;
-  __device__ RowsHash(uint64_t raw_bytes, unsigned lane_index)
-      : hasher(s_warp_secret), acc(init_acc_lane(lane_index)), blocks(raw_bytes > 240 ? (raw_bytes - 1) / 1024 : 0),
-        lane(lane_index) {}
-  __device__ __forceinline__ void block(const GroupWordT<Sym>* g) {  // kRowsPerBlock rows
-    if constexpr (sizeof(Sym) == 1) {
-      for (unsigned r = 0; r < kRowsPerBlock; r += 2) hasher.add_two_rows(g[r], g[r + 1], r, lane);
-    } else {
-      for (unsigned r = 0; r < kRowsPerBlock; ++r) {
-        Sym s[4];
-        unpack_group<Sym>(g[r], s);
-        hasher.add(s, r, lane);
-      }
-    }
-    hasher.fold(acc, lane);
-  }
-  // A whole batch from row `row0` (warp-uniform).
-  __device__ __forceinline__ void batch(const GroupWordT<Sym> (&g)[kBatchRows<Sym>], uint64_t row0) {
-    for (unsigned k = 0; k < kBatchRows<Sym> / kRowsPerBlock; ++k)
-      if (row0 / kRowsPerBlock + k < blocks) block(g + k * kRowsPerBlock), ++hashed;
-  }
-  // The hash in lane 0; `lane_src` is the lane's group of the chunk's first row.
-  __device__ uint64_t finish(const GroupWordT<Sym>* lane_src, const uint8_t* bytes, uint64_t raw_bytes) {
-    for (; hashed < blocks; ++hashed) {
-      GroupWordT<Sym> g[kRowsPerBlock];
-      for (unsigned r = 0; r < kRowsPerBlock; ++r) g[r] = __ldg(lane_src + (hashed * kRowsPerBlock + r) * kLanes);
-      block(g);
-    }
-    if (raw_bytes <= 240) return lane == 0 ? short_chunk_hash(bytes, raw_bytes) : 0;
-    return finish_long_warp(acc, bytes, raw_bytes, lane);
-  }
-};
 
 // Chunk c by the calling warp: coded into `slot` (slot_words words), placed,
 // indexed.
@@ -96,7 +48,7 @@ __device__ __forceinline__ void encode_chunk(const HuffmanEncodeArgs& a, const T
   const uint32_t rest = static_cast<uint32_t>(n % kRow);
   const GroupWordT<Sym>* const lane_src = reinterpret_cast<const GroupWordT<Sym>*>(in) + lane;
   const bool hash_here = a.given_checksums == nullptr;  // (uniform)
-  RowsHash<Sym> hash(raw_bytes, lane);
+  RowsHash<Sym> hash(s_warp_secret, raw_bytes, lane);
   LaneWriter w;  // the whole chunk is this warp's: nothing was taken before it
   w.bound = slot_words;
   uint32_t base = 0;  // warp-uniform: the words all lanes have taken
@@ -148,14 +100,7 @@ __device__ __forceinline__ void encode_chunk(const HuffmanEncodeArgs& a, const T
   const uint64_t offset = scan_walk_back(a.scan, c, padded, lane);
   uint8_t* out = a.frame + a.layout[1] + offset;  // 4-byte aligned
   if (coded) {
-    uint32_t* dst = reinterpret_cast<uint32_t*>(out);
-    uint32_t i = lane;
-    for (; i + 96 < base; i += 128) {  // four loads in flight a lane
-      const uint32_t v0 = __ldcg(slot + i), v1 = __ldcg(slot + i + 32), v2 = __ldcg(slot + i + 64),
-                     v3 = __ldcg(slot + i + 96);
-      dst[i] = v0, dst[i + 32] = v1, dst[i + 64] = v2, dst[i + 96] = v3;
-    }
-    for (; i < base; i += 32) dst[i] = __ldcg(slot + i);
+    copy_slot(reinterpret_cast<uint32_t*>(out), slot, base, lane);
   } else {
     // Stored raw, zero-padded to a multiple of 4 bytes (the input's chunks are 4-byte aligned).
     const uint32_t* src = reinterpret_cast<const uint32_t*>(in);
@@ -207,40 +152,20 @@ __global__ void __launch_bounds__(kWarps * 32, 4) encode_warp_kernel(const Huffm
 
 }  // namespace
 
-// The tables as launch_encode_lanes picks them; a grid of the blocks the GPU
-// holds at once, no more than the scratch has slots for.
+// The tables as the lanes encoder picks them (launch_for_each_table); a
+// block per 8 chunks, no more blocks than the GPU holds at once nor than the
+// scratch has slots for.
 void launch_encode_warp(const HuffmanEncodeArgs& args, cudaStream_t stream) {
-  if (args.chunk_count == 0) return;
-  VLEC_REQUIRE(args.warp_slots != nullptr, "the warp encoder needs its scratch slots (frame_encode_temp_bytes)");
-  HuffmanEncodeArgs a = args;
-  const bool wide = a.width > 1 && encode_shared_table;
-  const bool shared = wide && a.table_size <= kSharedEntries;
-  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr && a.table_size >= huffman::kMaxAlphabet;
-  const uint64_t slot_blocks = encode_warp_slot_count(a.chunk_count) / kWarps;
-  auto launch = [&](auto kernel) {
-    const uint64_t blocks = std::min<uint64_t>(
-        {(a.chunk_count + kWarps - 1) / kWarps, slot_blocks,
-         uint64_t{resident_blocks(reinterpret_cast<const void*>(kernel), kWarps * 32)}});
-    kernel<<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(a);
-  };
-  auto launch_all = [&](auto sym, auto shared_tag) {
-    using Sym = decltype(sym);
-    constexpr bool kShared = decltype(shared_tag)::value && sizeof(Sym) > 1;
-    launch(encode_warp_kernel<Sym, 4, kShared>);
-    launch(encode_warp_kernel<Sym, 2, kShared>);
-    launch(encode_warp_kernel<Sym, 1, kShared>);
-  };
-  auto launch_width = [&](auto shared_tag) {
-    switch (a.width) {
-      case 1: launch_all(uint8_t{}, shared_tag); break;
-      case 2: launch_all(uint16_t{}, shared_tag); break;
-      case 4: launch_all(uint32_t{}, shared_tag); break;
-      default: VLEC_REQUIRE(false, "GPU Huffman encoding takes 1-, 2- or 4-byte elements, not ", a.width);
-    }
-  };
-  if (!shared) launch_width(std::false_type{});
-  if ((shared || a.table_by_bound) && a.width > 1) launch_width(std::true_type{});
-  CUDA_CHECK(cudaGetLastError());
+  VLEC_REQUIRE(args.chunk_count == 0 || args.warp_slots != nullptr,
+               "the warp encoder needs its scratch slots (frame_encode_temp_bytes)");
+  const uint64_t max_blocks =
+      std::min((args.chunk_count + kWarps - 1) / kWarps, encode_warp_slot_count(args.chunk_count) / kWarps);
+  launch_for_each_table(
+      args, stream,
+      [](auto sym, auto k, auto shared) {
+        return encode_warp_kernel<decltype(sym), decltype(k)::value, decltype(shared)::value>;
+      },
+      max_blocks);
 }
 
 }  // namespace vlec::cuda
