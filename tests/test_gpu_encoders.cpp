@@ -79,6 +79,31 @@ void expect_same(const std::vector<uint8_t>& gpu, const std::vector<uint8_t>& cp
                           << (std::mismatch(gpu.begin(), gpu.end(), cpu.begin()).first - gpu.begin());
 }
 
+// The warp encoder's scratch (no GPU needed): one slot a warp where no warp
+// takes a second chunk, two (deferred placement) where warps take more and
+// the slots hold two a warp; a grid held below encode_warp_count (a smaller
+// GPU) uses one where two do not fit. EveryStrategyMatchesCpuBytes runs both
+// ways on the GPU: 1,000,003 symbols in chunks of 128 defer, fewer chunks not.
+TEST(WarpEncoderSlots, DeferOnlyWhereTwoSlotsAWarpFit) {
+  EXPECT_EQ(cuda::encode_warp_count(1), 8u);
+  EXPECT_EQ(cuda::encode_warp_count(4097), cuda::kEncodeWarps);
+  EXPECT_EQ(cuda::encode_warp_slot_count(100), 104u);
+  EXPECT_EQ(cuda::encode_warp_slot_count(cuda::kEncodeWarps), cuda::kEncodeWarps);
+  EXPECT_EQ(cuda::encode_warp_slot_count(cuda::kEncodeWarps + 1), 2 * cuda::kEncodeWarps);
+  EXPECT_FALSE(cuda::encode_warp_defers(100, 104));
+  EXPECT_FALSE(cuda::encode_warp_defers(cuda::kEncodeWarps, cuda::kEncodeWarps));
+  EXPECT_TRUE(cuda::encode_warp_defers(cuda::kEncodeWarps + 1, cuda::kEncodeWarps));
+  EXPECT_TRUE(cuda::encode_warp_defers(7813, 4096));  // 1,000,003 symbols in chunks of 128, a full grid
+  EXPECT_TRUE(cuda::encode_warp_defers(3000, 1000));  // a small GPU's grid: 2,000 of 3,000 slots
+  EXPECT_FALSE(cuda::encode_warp_defers(3000, 2000));  // 4,000 would not fit in 3,000
+  for (uint64_t chunks : {1ull, 9ull, 4095ull, 4096ull, 4097ull, 8193ull, 1ull << 20})
+    for (uint64_t warps = 8; warps <= cuda::encode_warp_count(chunks); warps += 8)
+      ASSERT_LE(warps * (cuda::encode_warp_defers(chunks, warps) ? 2 : 1), cuda::encode_warp_slot_count(chunks))
+          << chunks << " chunks, " << warps << " warps";
+  EXPECT_EQ(cuda::encode_warp_slot_words(16384, 1), 4096u);
+  EXPECT_EQ(cuda::encode_warp_slot_words(100, 2), 64u);  // 200 bytes in whole 128-byte lines
+}
+
 TEST(GpuEncoders, EveryStrategyMatchesCpuBytes) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
   for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"runs", DType::u8},

@@ -11,10 +11,11 @@
 // code lengths, no words shared between warps and no block barriers, which
 // is what held the lanes encoder (bench/lane_layout_probe.cu measured both:
 // docs/ARCHITECTURE.md, session 30). After the last step the chunk's size is
-// the words the refills took; the warp publishes it, finds the chunk's
-// offset by the decoupled look-back (chunk_scan.cuh: its predecessors,
-// taken earlier by ticket, have mostly published by then) and copies the
-// slot there (the slot was just written: its words come from L2). The
+// the words the refills took; the warp publishes it at once. Placing the
+// chunk waits until the warp has coded its next chunk into its other slot
+// (deferred placement): by then the predecessors, taken earlier by ticket,
+// have published their sizes, and the decoupled look-back (chunk_scan.cuh)
+// finds the chunk's offset without spinning; the slot is copied there. The
 // chunk's XXH3 is folded from the rows as they are loaded (the decoder's
 // RowHasher), unless the histogram pass gave it. A chunk that codes no
 // smaller than its raw bytes, or holds a symbol without a code, is stored
@@ -35,11 +36,19 @@ namespace {
 
 __shared__ uint64_t s_warp_secret[xxh3::kSecretSize / 8];
 
-// Chunk c by the calling warp: coded into `slot` (slot_words words), placed,
-// indexed.
+// What coding a chunk left for its placement (warp-uniform).
+struct CodedChunk {
+  uint64_t c;
+  uint64_t hash;  // lane 0's
+  uint32_t words;  // the words the refills took
+  bool bad;        // a symbol without a code
+};
+
+// Chunk c by the calling warp, coded into `slot` (slot_words words); its
+// size published.
 template <typename Sym, unsigned K, typename Table>
-__device__ __forceinline__ void encode_chunk(const HuffmanEncodeArgs& a, const Table& table, uint32_t T, uint64_t c, uint32_t* slot,
-                             uint32_t slot_words, unsigned lane) {
+__device__ __forceinline__ CodedChunk code_chunk(const HuffmanEncodeArgs& a, const Table& table, uint32_t T, uint64_t c,
+                                                 uint32_t* slot, uint32_t slot_words, unsigned lane) {
   constexpr unsigned kBatch = kBatchRows<Sym>;
   const uint64_t first = c * a.chunk_elements;
   const uint64_t n = min(uint64_t{a.chunk_elements}, a.elements - first);
@@ -88,22 +97,36 @@ __device__ __forceinline__ void encode_chunk(const HuffmanEncodeArgs& a, const T
         T, base, slot);
   }
   w.flush<true>(slot);
-  const bool any_bad = __any_sync(kFull, least == 0);
-  const bool coded = !any_bad && uint64_t{base} * 4 < raw_bytes;
-  const uint32_t stored = coded ? 4 * base : static_cast<uint32_t>(raw_bytes);
-  const uint64_t padded = (uint64_t{stored} + 3) / 4 * 4;
-  if (lane == 0) scan_publish_size(a.scan, c, padded);
+  CodedChunk r;
+  r.c = c;
+  r.words = base;
+  r.bad = __any_sync(kFull, least == 0);
+  const bool coded = !r.bad && uint64_t{base} * 4 < raw_bytes;
+  const uint64_t stored = coded ? 4 * uint64_t{base} : raw_bytes;
+  if (lane == 0) scan_publish_size(a.scan, c, (stored + 3) / 4 * 4);
   // The hash is not needed to place anything: taken while the predecessors publish.
-  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(in);
-  const uint64_t h = hash_here ? hash.finish(lane_src, bytes, raw_bytes) : a.given_checksums[c];
+  r.hash = hash_here ? hash.finish(lane_src, reinterpret_cast<const uint8_t*>(in), raw_bytes) : a.given_checksums[c];
+  return r;
+}
+
+// The coded chunk's offset by the decoupled look-back, its slot (or, stored
+// raw, its input) copied there, and its index entry.
+__device__ __forceinline__ void place_chunk(const HuffmanEncodeArgs& a, const CodedChunk& k, const uint32_t* slot,
+                                            unsigned lane) {
+  const uint64_t first = k.c * a.chunk_elements;
+  const uint64_t raw_bytes = min(uint64_t{a.chunk_elements}, a.elements - first) * a.width;
+  const bool coded = !k.bad && uint64_t{k.words} * 4 < raw_bytes;
+  const uint32_t stored = coded ? 4 * k.words : static_cast<uint32_t>(raw_bytes);
+  const uint64_t padded = (uint64_t{stored} + 3) / 4 * 4;
   __syncwarp();  // every lane's slot stores before the copy reads them
-  const uint64_t offset = scan_walk_back(a.scan, c, padded, lane);
+  const uint64_t offset = scan_walk_back(a.scan, k.c, padded, lane);
   uint8_t* out = a.frame + a.layout[1] + offset;  // 4-byte aligned
   if (coded) {
-    copy_slot(reinterpret_cast<uint32_t*>(out), slot, base, lane);
+    copy_slot(reinterpret_cast<uint32_t*>(out), slot, k.words, lane);
   } else {
     // Stored raw, zero-padded to a multiple of 4 bytes (the input's chunks are 4-byte aligned).
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(in);
+    const uint8_t* bytes = static_cast<const uint8_t*>(a.in) + first * a.width;
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(bytes);
     uint32_t* dst = reinterpret_cast<uint32_t*>(out);
     for (uint64_t i = lane; i < raw_bytes / 4; i += kLanes) dst[i] = __ldg(src + i);
     if (lane < padded - raw_bytes / 4 * 4 && raw_bytes % 4) {
@@ -112,19 +135,25 @@ __device__ __forceinline__ void encode_chunk(const HuffmanEncodeArgs& a, const T
     }
   }
   if (lane == 0) {
-    uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * c);  // 4-byte aligned
+    uint32_t* entry = reinterpret_cast<uint32_t*>(a.frame + a.layout[0] + 16 * k.c);  // 4-byte aligned
     entry[0] = stored;
     entry[1] = 0;
-    entry[2] = static_cast<uint32_t>(h);
-    entry[3] = static_cast<uint32_t>(h >> 32);
-    a.checksums[c] = h;
-    a.chunk_status[c] = any_bad ? kEncodeNoCode : kEncodeOk;
+    entry[2] = static_cast<uint32_t>(k.hash);
+    entry[3] = static_cast<uint32_t>(k.hash >> 32);
+    a.checksums[k.c] = k.hash;
+    a.chunk_status[k.c] = k.bad ? kEncodeNoCode : kEncodeOk;
   }
-  __syncwarp();  // the slot is read before the warp's next chunk writes it
+  __syncwarp();  // the slot is read before the warp writes it again
 }
 
-// One kernel per K and table, as the lanes encoder's (launch_encode_lanes
+// One kernel per K and table, as the lanes encoder's (launch_for_each_table
 // says which launch); the warps take chunks by ticket until none is left.
+// Deferred placement: a warp places the chunk it coded before only after
+// coding the next (in its other slot), so the predecessors' sizes are long
+// published when it walks back. Placed at once, a chunk's walk waited on
+// predecessors still coding: a third of the kernel's warp time went to the
+// look-back's spin (Nsight Compute, H200, skewed bytes), and deferring took
+// 7-12 % off the encode (docs/ARCHITECTURE.md, session 31).
 template <typename Sym, unsigned K, bool kShared>
 __global__ void __launch_bounds__(kWarps * 32, 4) encode_warp_kernel(const HuffmanEncodeArgs a) {
   const uint32_t L = *a.max_length;
@@ -135,31 +164,48 @@ __global__ void __launch_bounds__(kWarps * 32, 4) encode_warp_kernel(const Huffm
   __syncthreads();
   const unsigned lane = threadIdx.x % 32;
   const uint32_t slot_words = static_cast<uint32_t>(encode_warp_slot_words(a.chunk_elements, a.width));
-  uint32_t* const slot = a.warp_slots + (uint64_t{blockIdx.x} * kWarps + uniform_warp_index()) * slot_words;
-  for (;;) {
+  const bool defer = encode_warp_defers(a.chunk_count, uint64_t{gridDim.x} * kWarps);  // (uniform)
+  uint32_t* const slots =
+      a.warp_slots + (uint64_t{blockIdx.x} * kWarps + uniform_warp_index()) * (defer ? 2 : 1) * slot_words;
+  const auto take = [&]() -> uint64_t {
     uint32_t ticket = 0;
     if (lane == 0) ticket = atomicAdd(a.scan.ticket, 1u);
-    const uint64_t c = __shfl_sync(kFull, ticket, 0);
-    if (c >= a.chunk_count) return;
+    return __shfl_sync(kFull, ticket, 0);
+  };
+  const auto code = [&](uint64_t c, uint32_t* slot) {
     if constexpr (kShared) {
       static_assert(sizeof(Sym) > 1, "bytes take EncodeTable, which is all in shared memory");
-      encode_chunk<Sym, K>(a, SharedEncodeTable{}, K * L, c, slot, slot_words, lane);
+      return code_chunk<Sym, K>(a, SharedEncodeTable{}, K * L, c, slot, slot_words, lane);
     } else {
-      encode_chunk<Sym, K>(a, EncodeTable{a.encode_entry, a.table_size}, K * L, c, slot, slot_words, lane);
+      return code_chunk<Sym, K>(a, EncodeTable{a.encode_entry, a.table_size}, K * L, c, slot, slot_words, lane);
     }
+  };
+  uint64_t c = take();
+  if (c >= a.chunk_count) return;
+  unsigned at = 0;  // the slot the coded chunk `prev` is in
+  CodedChunk prev = code(c, slots);
+  for (;;) {
+    c = take();
+    if (c >= a.chunk_count) break;
+    if (!defer) place_chunk(a, prev, slots, lane);  // one slot: emptied before it is coded into again
+    const unsigned next = defer ? at ^ 1 : at;
+    const CodedChunk k = code(c, slots + next * slot_words);
+    if (defer) place_chunk(a, prev, slots + at * slot_words, lane);
+    prev = k;
+    at = next;
   }
+  place_chunk(a, prev, slots + at * slot_words, lane);
 }
 
 }  // namespace
 
 // The tables as the lanes encoder picks them (launch_for_each_table); a
-// block per 8 chunks, no more blocks than the GPU holds at once nor than the
-// scratch has slots for.
+// block per 8 chunks, no more blocks than the GPU holds at once nor than
+// encode_warp_count allows (the scratch has slots for those).
 void launch_encode_warp(const HuffmanEncodeArgs& args, cudaStream_t stream) {
   VLEC_REQUIRE(args.chunk_count == 0 || args.warp_slots != nullptr,
                "the warp encoder needs its scratch slots (frame_encode_temp_bytes)");
-  const uint64_t max_blocks =
-      std::min((args.chunk_count + kWarps - 1) / kWarps, encode_warp_slot_count(args.chunk_count) / kWarps);
+  const uint64_t max_blocks = encode_warp_count(args.chunk_count) / kWarps;
   launch_for_each_table(
       args, stream,
       [](auto sym, auto k, auto shared) {

@@ -326,7 +326,7 @@ uint64_t blocks_per_chunk_of(Codec codec, uint32_t chunk_elements, unsigned widt
 }
 
 // The warp encoder's slots (huffman frames coded by it; encode_warp.cu): at
-// most kEncodeWarpSlots chunks' raw bytes.
+// most 2 x kEncodeWarps chunks' raw bytes.
 std::size_t warp_slot_bytes_of(Codec codec, EncodeStrategy strategy, uint64_t chunks, unsigned width,
                                uint32_t chunk_elements) {
   return codec == Codec::huffman && strategy == EncodeStrategy::warp

@@ -31,15 +31,28 @@ namespace vlec::cuda {
 
 enum class EncodeStrategy { lanes, pavle, reduce_shuffle, warp };
 
-// The warp encoder's scratch: a slot of a chunk's raw size for each of at
-// most kEncodeWarpSlots warps (the kernel's grid is held to them; more warps
-// than an H100 or H200 keeps resident at its register count).
-constexpr uint64_t kEncodeWarpSlots = 4096;
-__host__ __device__ inline constexpr uint64_t encode_warp_slot_count(uint64_t chunks) {
-  return ((chunks < kEncodeWarpSlots ? chunks : kEncodeWarpSlots) + 7) / 8 * 8;  // whole blocks of 8 warps
+// The warp encoder's grid: at most kEncodeWarps warps, in whole blocks of 8
+// (about the warps an H100 or H200 keeps resident at the kernel's register
+// count: 132 SMs x 32).
+constexpr uint64_t kEncodeWarps = 4096;
+__host__ __device__ inline constexpr uint64_t encode_warp_count(uint64_t chunks) {
+  return ((chunks < kEncodeWarps ? chunks : kEncodeWarps) + 7) / 8 * 8;
 }
+// Its scratch: slots of a chunk's raw size. A warp codes a chunk into one
+// slot while the chunk it coded before waits in the other to be placed
+// (deferred placement, encode_warp.cu), so two a warp where warps take more
+// than one chunk, else one.
 __host__ __device__ inline constexpr uint64_t encode_warp_slot_words(uint32_t chunk_elements, unsigned width) {
   return (uint64_t{chunk_elements} * width + 127) / 128 * 32;  // a chunk's raw bytes, in 128-byte lines
+}
+__host__ __device__ inline constexpr uint64_t encode_warp_slot_count(uint64_t chunks) {
+  return encode_warp_count(chunks) * (chunks > encode_warp_count(chunks) ? 2 : 1);
+}
+// Whether a grid of `warps` warps (at most encode_warp_count) defers
+// placement: where its warps take more than one chunk and the slots hold two
+// a warp (a grid held below encode_warp_count by the GPU's size may not).
+__host__ __device__ inline constexpr bool encode_warp_defers(uint64_t chunks, uint64_t warps) {
+  return chunks > warps && 2 * warps <= encode_warp_slot_count(chunks);
 }
 
 // Status a chunk leaves in chunk_status[c].
