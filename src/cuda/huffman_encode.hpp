@@ -106,12 +106,13 @@ struct HuffmanEncodeArgs {
 // The default encoder for a chunk size (device::Encoder::automatic): the warp
 // encoder for chunks of at most kWarpEncoderMaxChunk elements, where it
 // measured faster than the lanes encoder on every dataset, else lanes (H200,
-// 1 GiB, GB/s of input at 16,384 / 65,536-element chunks, warp against
-// lanes: skewed bytes 676 / 647 against 553 / 701, quant1024 1,122 / 1,120
-// against 997 / 1,197, quant65536 805 / 819 against 679 / 776;
-// bench/results/2026-11-28-h200-session30-warp-encoder-gpu-bench.log). At
-// 65,536 the warp encoder wins on quant65536 alone; the rule keeps to the
-// chunk size.
+// 1 GiB, GB/s of input at 16,384 / 65,536-element chunks, warp with deferred
+// placement against lanes: skewed bytes 712 / 720 against 560 / 709,
+// quant1024 1,243 / 1,069 against 998 / 1,205, quant65536 893 / 834 against
+// 677 / 768; bench/results/2026-11-28-h200-session31-deferred-placement-
+// gpu-bench.log). At 65,536 the warp encoder wins on quant65536, ties on
+// skewed bytes and loses on quant1024, and its scratch would be two chunks'
+// raw size a warp (1 GiB for u16); the rule keeps to the chunk size.
 constexpr uint32_t kWarpEncoderMaxChunk = 16384;
 inline EncodeStrategy default_encode_strategy(uint32_t chunk_elements) {
   return chunk_elements <= kWarpEncoderMaxChunk ? EncodeStrategy::warp : EncodeStrategy::lanes;
