@@ -40,19 +40,15 @@ __device__ inline void scan_publish_size(ChunkScanState s, uint64_t chunk, uint6
 }
 // All 32 lanes of one warp, after scan_publish_size(chunk, size): returns the
 // sum of the sizes of all earlier chunks and publishes the inclusive prefix.
-// `early`: the lane's predecessor's status (chunk - 1 - lane) as read
-// earlier, or kScanEmpty: a status once published stays valid (a size, then
-// a prefix), so a walk that read its first round ahead of time (its round
-// trip hidden behind other work) polls only where that found nothing.
-__device__ inline uint64_t scan_walk_back(ChunkScanState s, uint64_t chunk, uint64_t size, unsigned lane,
-                                          unsigned long long early = kScanEmpty) {
+__device__ inline uint64_t scan_walk_back(ChunkScanState s, uint64_t chunk, uint64_t size, unsigned lane) {
   uint64_t prefix = 0;
   for (int64_t end = static_cast<int64_t>(chunk); end > 0; end -= 32) {
     const int64_t p = end - 1 - lane;  // lane 0 looks at the nearest predecessor
     unsigned long long v = kScanInclusive;  // before chunk 0: an inclusive prefix of 0
     if (p >= 0) {
-      v = end == static_cast<int64_t>(chunk) ? early : kScanEmpty;
-      while ((v & 3) == kScanEmpty) v = scan_load(&s.status[p]);
+      do {
+        v = scan_load(&s.status[p]);
+      } while ((v & 3) == kScanEmpty);
     }
     const uint32_t inclusive = __ballot_sync(0xFFFFFFFFu, (v & 3) == kScanInclusive);
     const int stop = inclusive ? __ffs(inclusive) - 1 : 31;  // the nearest inclusive prefix ends the walk

@@ -35,22 +35,6 @@ namespace vlec::cuda {
 namespace {
 
 __shared__ uint64_t s_warp_secret[xxh3::kSecretSize / 8];
-// Each warp's first look-back round, read ahead while it codes its next chunk.
-__shared__ unsigned long long s_early_status[kWarps][32];
-
-// Copies the status of chunk c - 1 - lane (where there is one) to
-// s_early_status without waiting (cp.async: the round trip overlaps the
-// coding that follows; early_status waits for it).
-__device__ __forceinline__ void read_status_ahead(const HuffmanEncodeArgs& a, uint64_t c, unsigned warp, unsigned lane) {
-  if (c <= lane) return;
-  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(&s_early_status[warp][lane]));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(a.scan.status + (c - 1 - lane)) : "memory");
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-__device__ __forceinline__ unsigned long long early_status(uint64_t c, unsigned warp, unsigned lane) {
-  asm volatile("cp.async.wait_all;" ::: "memory");
-  return c > lane ? s_early_status[warp][lane] : kScanEmpty;
-}
 
 // What coding a chunk left for its placement (warp-uniform).
 struct CodedChunk {
@@ -128,14 +112,14 @@ __device__ __forceinline__ CodedChunk code_chunk(const HuffmanEncodeArgs& a, con
 // The coded chunk's offset by the decoupled look-back, its slot (or, stored
 // raw, its input) copied there, and its index entry.
 __device__ __forceinline__ void place_chunk(const HuffmanEncodeArgs& a, const CodedChunk& k, const uint32_t* slot,
-                                            unsigned lane, unsigned long long early = kScanEmpty) {
+                                            unsigned lane) {
   const uint64_t first = k.c * a.chunk_elements;
   const uint64_t raw_bytes = min(uint64_t{a.chunk_elements}, a.elements - first) * a.width;
   const bool coded = !k.bad && uint64_t{k.words} * 4 < raw_bytes;
   const uint32_t stored = coded ? 4 * k.words : static_cast<uint32_t>(raw_bytes);
   const uint64_t padded = (uint64_t{stored} + 3) / 4 * 4;
   __syncwarp();  // every lane's slot stores before the copy reads them
-  const uint64_t offset = scan_walk_back(a.scan, k.c, padded, lane, early);
+  const uint64_t offset = scan_walk_back(a.scan, k.c, padded, lane);
   uint8_t* out = a.frame + a.layout[1] + offset;  // 4-byte aligned
   if (coded) {
     copy_slot(reinterpret_cast<uint32_t*>(out), slot, k.words, lane);
@@ -181,8 +165,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4) encode_warp_kernel(const Huffm
   const unsigned lane = threadIdx.x % 32;
   const uint32_t slot_words = static_cast<uint32_t>(encode_warp_slot_words(a.chunk_elements, a.width));
   const bool defer = encode_warp_defers(a.chunk_count, uint64_t{gridDim.x} * kWarps);  // (uniform)
-  const unsigned warp = uniform_warp_index();
-  uint32_t* const slots = a.warp_slots + (uint64_t{blockIdx.x} * kWarps + warp) * (defer ? 2 : 1) * slot_words;
+  uint32_t* const slots =
+      a.warp_slots + (uint64_t{blockIdx.x} * kWarps + uniform_warp_index()) * (defer ? 2 : 1) * slot_words;
   const auto take = [&]() -> uint64_t {
     uint32_t ticket = 0;
     if (lane == 0) ticket = atomicAdd(a.scan.ticket, 1u);
@@ -204,10 +188,9 @@ __global__ void __launch_bounds__(kWarps * 32, 4) encode_warp_kernel(const Huffm
     c = take();
     if (c >= a.chunk_count) break;
     if (!defer) place_chunk(a, prev, slots, lane);  // one slot: emptied before it is coded into again
-    if (defer) read_status_ahead(a, prev.c, warp, lane);
     const unsigned next = defer ? at ^ 1 : at;
     const CodedChunk k = code(c, slots + next * slot_words);
-    if (defer) place_chunk(a, prev, slots + at * slot_words, lane, early_status(prev.c, warp, lane));
+    if (defer) place_chunk(a, prev, slots + at * slot_words, lane);
     prev = k;
     at = next;
   }
