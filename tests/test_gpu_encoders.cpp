@@ -104,6 +104,29 @@ TEST(WarpEncoderSlots, DeferOnlyWhereTwoSlotsAWarpFit) {
   EXPECT_EQ(cuda::encode_warp_slot_words(100, 2), 64u);  // 200 bytes in whole 128-byte lines
 }
 
+// The same through the frame encoder's temp query (no GPU needed): what the
+// warp encoder adds over lanes is its slots, and the default strategy picks
+// it up to 16,384-element chunks only.
+TEST(WarpEncoderSlots, FrameTempHoldsTheSlotsWhereWarpRuns) {
+  using S = cuda::EncodeStrategy;
+  const auto temp = [](uint64_t n, unsigned width, uint32_t chunk, S s) {
+    return cuda::frame_encode_temp_bytes(n, width, chunk, Codec::huffman, cuda::RleStrategy::parle, s);
+  };
+  const uint64_t gib = uint64_t{1} << 30;
+  // 1 GiB of bytes in 65,536 chunks: two 16 KiB slots for each of 4,096 warps.
+  EXPECT_EQ(cuda::default_encode_strategy(16384), S::warp);
+  EXPECT_EQ(temp(gib, 1, 16384, S::warp) - temp(gib, 1, 16384, S::lanes), 2 * cuda::kEncodeWarps * 16384);
+  // u16 in 32,768 chunks of 32 KiB.
+  EXPECT_EQ(temp(gib / 2, 2, 16384, S::warp) - temp(gib / 2, 2, 16384, S::lanes), 2 * cuda::kEncodeWarps * 32768);
+  // 4,096 chunks: one slot a chunk.
+  EXPECT_EQ(temp(4096 * 16384, 1, 16384, S::warp) - temp(4096 * 16384, 1, 16384, S::lanes), 4096u * 16384);
+  // The other strategies take none.
+  EXPECT_EQ(temp(gib, 1, 16384, S::pavle), temp(gib, 1, 16384, S::lanes));
+  EXPECT_EQ(temp(gib, 1, 16384, S::reduce_shuffle), temp(gib, 1, 16384, S::lanes));
+  // 65,536-element chunks default to lanes.
+  EXPECT_EQ(cuda::default_encode_strategy(65536), S::lanes);
+}
+
 TEST(GpuEncoders, EveryStrategyMatchesCpuBytes) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU";
   for (auto [gen, t] : {std::pair{"skewed", DType::u8}, std::pair{"text", DType::u8}, std::pair{"runs", DType::u8},
