@@ -10,15 +10,17 @@ targets=${CARRY_TARGETS:-vlec_tests gpu_bench gpu_sweep rle_bench histogram_benc
 # shellcheck disable=SC2086
 cmake --build build-gpu -j"$(nproc)" --target $targets
 mkdir -p .device-carry
-rm -f .device-carry/*.gz  # a previous call's binaries (gzipped again below, they would nest)
+rm -f .device-carry/*.gz .device-carry/*.xz  # a previous call's packed binaries (packed again below, they would nest)
 for f in build-gpu/tests/vlec_tests build-gpu/bench/gpu_bench build-gpu/bench/gpu_sweep build-gpu/bench/rle_bench \
   build-gpu/bench/histogram_bench build-gpu/vlec build-gpu/volume_pipeline build-gpu/bench/dwt_gpu_bench \
   build-gpu/bench/image_bench build-gpu/bench/stream_bench build-gpu/bench/wavelet_gpu_bench build-gpu/bench/lane_layout_probe; do
   case " $targets " in *" $(basename "$f" | sed 's/^vlec$/vlec_cli/') "*) cp "$f" .device-carry/ && strip .device-carry/"$(basename "$f")" ;; esac
 done
-# Packed: each binary holds all of vlec's device code (~22 MB, ~7 MB gzipped);
-# gpu-check.sh unpacks them. The carry limit is 64 MiB.
-for f in .device-carry/*; do [ -f "$f" ] && [ -x "$f" ] && gzip -f -6 "$f"; done
+# Packed: each binary holds all of vlec's device code. With xz a binary is
+# ~10-14 MB, gzipped ~13-18 MB (session 31: five gzipped binaries came to
+# 77 MB, past the carry limit of 64 MiB); gpu-check.sh unpacks either.
+pack() { if command -v xz >/dev/null; then xz -T0 -6 -f "$1"; else gzip -f -6 "$1"; fi; }
+for f in .device-carry/*; do [ -f "$f" ] && [ -x "$f" ] && pack "$f"; done
 # Real test data (scripts/fetch-test-data.sh) when CARRY_DATA names a folder:
 # volumes and images, and the OpenJPEG and libpng libraries image_bench needs.
 if [ -n "${CARRY_DATA:-}" ]; then
