@@ -27,7 +27,8 @@ enum class Encoder {
   lanes,           // one block per chunk, slots from code-length sums
   pavle,           // Balevic's parallel VLE: prefix sums of lengths, atomic OR
   reduce_shuffle,  // Tian et al.: reduce-merge then shuffle-merge
-  warp,            // one warp per chunk, one pass (its scratch is in compress_temp_bytes)
+  warp,            // one warp per chunk, one pass; its scratch, in compress_temp_bytes, is up to
+                   // 8,192 chunks' raw size (two a warp for 4,096 warps; one a chunk for fewer chunks)
   automatic,       // default: warp for chunks of at most 16,384 elements, else lanes (the faster of the two there)
 };
 
