@@ -59,9 +59,9 @@ std::size_t frame_encode_capacity(uint64_t elements, unsigned width, uint32_t ch
 
 // Codec raw needs what huffman needs; rle adds the RLE encoder's temporaries;
 // huffman with the warp encoder its scratch slots (up to 2 x kEncodeWarps
-// chunks' raw bytes: encode_warp_slot_count), which `strategy` warp (the default, so that a temp
-// sized without naming the strategy serves every encoder) includes and the
-// others leave out.
+// chunks' raw bytes: encode_warp_slot_count), which `strategy` warp (the
+// default, so that a temp sized without naming the strategy serves every
+// encoder) includes and the others leave out.
 std::size_t frame_encode_temp_bytes(uint64_t elements, unsigned width, uint32_t chunk_elements,
                                     Codec codec = Codec::huffman, RleStrategy rle_strategy = RleStrategy::parle,
                                     EncodeStrategy strategy = EncodeStrategy::warp);
