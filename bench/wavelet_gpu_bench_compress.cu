@@ -69,6 +69,11 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
                 what, ms, against, base_ms, out == frame ? "==" : "!=");
   };
   namespace wg = cuda::wavelet_gpu;
+  timed_compress("a frame a group on the side streams", "every group's frame in one batch",
+                 [] { wg::batched_frames = false; }, [] { wg::batched_frames = true; });
+  timed_compress("a frame a group on the side streams, enqueued from one host thread", "one batch",
+                 [] { wg::batched_frames = false, wg::threaded_frame_enqueue = false; },
+                 [] { wg::batched_frames = true, wg::threaded_frame_enqueue = true; });
   timed_compress("the embedded frames enqueued from one host thread", "a thread per side stream",
                  [] { wg::threaded_frame_enqueue = false; }, [] { wg::threaded_frame_enqueue = true; });
   const unsigned streams = wg::encode_side_streams;

@@ -157,8 +157,9 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
   cuda::wavelet_gpu::histogram_tiles_by_list = true;
 }
 
-// The embedded frames enqueued from a host thread per side stream (the
-// default) or from the calling thread alone, on 8, 3 or 1 side streams,
+// The embedded frames in one batch (the default) or a group at a time on
+// the side streams, enqueued from a host thread per side stream or from the
+// calling thread alone, on 8, 3 or 1 side streams,
 // with histograms from the statistics (the default) or counted over the
 // symbols, with the subband tops taken by the transform (the default) or by
 // their own pass, with the codebooks built beside the symbols kernel (the
@@ -197,6 +198,15 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
                    (c.early_books ? "beside the symbols" : "with the frames") +
                    (c.overlapped ? ", statistics beside the coarser levels" : ", statistics in order"));
   }
+  wg::batched_frames = false;  // a frame a group on the side streams, from one thread or many
+  for (bool threaded : {true, false}) {
+    wg::threaded_frame_enqueue = threaded;
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, std::string("a frame a group, ") + (threaded ? "a thread per side stream" : "one thread"));
+  }
+  wg::batched_frames = true;
+  wg::threaded_frame_enqueue = true;
   wg::early_histogram_levels = 1;  // level 1 alone counted beside the coarser levels
   {
     WaveletOptions o;

@@ -157,8 +157,9 @@ void codebook_stage(const Stages& st, const void* d_in, uint64_t elements, const
 // Stage 2: the frame (Huffman with the codebook stage 1 left in the temp;
 // `counted`: stage 1 counted the histogram, whose first element outside the
 // alphabet the report gives).
-void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
-                 uint64_t* d_frame_bytes, uint64_t* d_error, const CompressOptions& o, bool counted, cudaStream_t s) {
+cuda::FrameEncodeArgs frame_args(const Stages& st, const void* d_in, uint64_t elements, void* d_frame,
+                                 std::size_t frame_capacity, uint64_t* d_frame_bytes, uint64_t* d_error,
+                                 const CompressOptions& o, bool counted) {
   cuda::FrameEncodeArgs f;
   f.in = d_in;
   f.elements = elements;
@@ -184,7 +185,12 @@ void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_
   // alphabet, the frame then raw; else the first element outside the
   // alphabet) is written by the frame encoder's last kernel.
   f.error = d_error;
-  cuda::encode_frame_device(f, st.t + st.l.frame_temp, st.l.frame_temp_bytes, s);
+  return f;
+}
+void frame_stage(const Stages& st, const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
+                 uint64_t* d_frame_bytes, uint64_t* d_error, const CompressOptions& o, bool counted, cudaStream_t s) {
+  cuda::encode_frame_device(frame_args(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, counted),
+                            st.t + st.l.frame_temp, st.l.frame_temp_bytes, s);
 }
 
 // `given_hist`, if not null, holds the data's histogram (`bound` counts) for a
@@ -234,6 +240,20 @@ void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_fra
   VLEC_REQUIRE(o.codec == Codec::huffman, "a built codebook makes a Huffman frame");
   const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
   device::frame_stage(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, false, stream);
+}
+
+std::optional<FrameBatchItem> built_codebook_frame(const void* d_in, uint64_t elements, void* d_frame,
+                                                   std::size_t frame_capacity, uint64_t* d_frame_bytes,
+                                                   uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                                                   const device::CompressOptions& o, uint32_t alphabet) {
+  VLEC_REQUIRE(o.codec == Codec::huffman, "a built codebook makes a Huffman frame");
+  const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
+  FrameBatchItem item;
+  item.args = device::frame_args(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, false);
+  if (item.args.strategy != EncodeStrategy::warp || dtype_bytes(o.dtype) > 2) return std::nullopt;
+  item.temp = st.t + st.l.frame_temp;
+  item.temp_bytes = st.l.frame_temp_bytes;
+  return item;
 }
 
 void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t* d_hist, void* d_frame,

@@ -15,7 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "cuda/frame_device.hpp"
 #include "vlec/device.hpp"
 
 namespace vlec::cuda {
@@ -47,5 +49,14 @@ void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, vo
 void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                                 uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
                                 cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+
+// encode_with_built_codebook's frame as an item of encode_frames_device
+// (frame_device.hpp), which writes many such frames in a few launches; none
+// where the batch cannot take it (an encoder other than warp, or elements
+// wider than u16).
+std::optional<FrameBatchItem> built_codebook_frame(const void* d_in, uint64_t elements, void* d_frame,
+                                                   std::size_t frame_capacity, uint64_t* d_frame_bytes,
+                                                   uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
+                                                   const device::CompressOptions& o, uint32_t alphabet);
 
 }  // namespace vlec::cuda

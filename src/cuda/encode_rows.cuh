@@ -457,18 +457,26 @@ void launch_for_each_k(const HuffmanEncodeArgs& a, cudaStream_t stream, KernelFo
 // alphabet (the device pipeline's codebook without a caller's bound: three
 // more launches that return at once), else from EncodeTable (a table cut
 // at a bound above 1,024, as a caller's bound or an uploaded codebook's,
-// whose bound is rarely far below it).
+// whose bound is rarely far below it). choose_tables says which, and sets
+// a.table_by_bound (which the kernels read) for the third case.
+struct TableLaunches {
+  bool global, shared;  // the kernels reading EncodeTable; those reading SharedEncodeTable (wider symbols only)
+};
+inline TableLaunches choose_tables(HuffmanEncodeArgs& a) {
+  const bool wide = a.width > 1 && encode_shared_table;
+  const bool shared = wide && a.table_size <= kSharedEntries;
+  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr && a.table_size >= huffman::kMaxAlphabet;
+  return {!shared, shared || a.table_by_bound};
+}
 template <class KernelFor>
 void launch_for_each_table(const HuffmanEncodeArgs& args, cudaStream_t stream, KernelFor&& kernel_for,
                            uint64_t max_blocks = ~uint64_t{0}) {
   HuffmanEncodeArgs a = args;
-  const bool wide = a.width > 1 && encode_shared_table;
-  const bool shared = wide && a.table_size <= kSharedEntries;
-  a.table_by_bound = wide && !shared && a.alphabet_bound != nullptr && a.table_size >= huffman::kMaxAlphabet;
-  if (!shared)
+  const TableLaunches tables = choose_tables(a);
+  if (tables.global)
     launch_for_each_k(
         a, stream, [&](auto sym, auto k) { return kernel_for(sym, k, std::false_type{}); }, max_blocks);
-  if (shared || a.table_by_bound)  // (u8: never launched here)
+  if (tables.shared)  // (u8: never launched here)
     launch_for_each_k(
         a, stream,
         [&](auto sym, auto k) { return kernel_for(sym, k, std::bool_constant<(sizeof(decltype(sym)) > 1)>{}); },

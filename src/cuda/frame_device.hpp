@@ -10,12 +10,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cuda/huffman_encode.hpp"
 #include "cuda/rle_gpu.hpp"
 #include "vlec/types.hpp"
 
 namespace vlec::cuda {
+
+class HostWrites;  // cuda/host_staging.hpp
 
 // A codebook on the device, as the GPU codebook builder leaves it.
 struct DeviceCodebookView {
@@ -77,6 +80,26 @@ struct FrameEncodeBooks {
 };
 FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& args, void* temp, std::size_t temp_bytes,
                                      cudaStream_t stream);
+
+// Several Huffman frames at once (frame_batch.cu): for each, the bytes
+// encode_frame_device writes, in a fixed number of launches for all of them
+// (the descriptors' upload, a layout block a frame, the warp encoder's batch:
+// a launch per K and table for each symbol width, a finishing block a frame)
+// where encode_frame_device makes five to ten a frame. Each frame: codec
+// huffman (not raw) with its codebook built, the warp encoder, u8 or u16
+// elements, its own temp of frame_encode_temp_bytes. The wavelet writer
+// codes its groups so: their launches, not their work, bounded its host.
+struct FrameBatchItem {
+  FrameEncodeArgs args;
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+};
+// Device bytes of the descriptors of `frames` frames.
+std::size_t frame_batch_bytes(std::size_t frames);
+// d_batch: frame_batch_bytes(items.size()) bytes of device memory, written
+// by one upload staged in `writes` (keep it until the stream has run).
+void encode_frames_device(const std::vector<FrameBatchItem>& items, void* d_batch, std::size_t batch_bytes,
+                          HostWrites& writes, cudaStream_t stream);
 
 // After the stream has completed: 0 if every chunk coded, else the first
 // chunk index + 1 whose values had no code. Reads temp (synchronous copy).

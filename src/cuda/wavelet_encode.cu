@@ -80,6 +80,7 @@ bool wavelet_gpu::overlapped_statistics = true;
 unsigned wavelet_gpu::early_histogram_levels = 2;
 bool wavelet_gpu::wide_histogram_tile_pairs = true;
 bool wavelet_gpu::speculative_huffman_frames = true;
+bool wavelet_gpu::batched_frames = true;
 bool wavelet_gpu::late_samples_checksum = true;
 
 namespace wg = wavelet_gpu;

@@ -134,6 +134,12 @@ extern bool wide_histogram_tile_pairs;
 // run-heavy group whose codec is not Huffman is coded again), or only once
 // the run counts have been read (the benchmark and a test compare).
 extern bool speculative_huffman_frames;
+// Whether the groups' Huffman frames (with speculative_huffman_frames and
+// codebooks_beside_symbols) are written as one batch on the caller's
+// stream, a few launches for all (true, the default: cuda/frame_batch.cu),
+// or a group at a time on the side streams, five to ten launches each (the
+// benchmark and a test compare). Not thread-safe.
+extern bool batched_frames;
 
 // With overlapped_statistics: whether the samples checksum starts once
 // step 1's transform and histograms are done, beside the shift rule and the

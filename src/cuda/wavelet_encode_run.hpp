@@ -53,6 +53,7 @@ class WaveletEncodeRun {
   void encode_group(std::size_t g, cudaStream_t st);
   std::vector<std::size_t> choose_codecs();  // the run-heavy groups' codecs; those not Huffman
   void enqueue_frames();
+  bool enqueue_frame_batch();  // every group's frame in one batch, if it can take them all
   void enqueue_early_copies();
 
   // The call.
