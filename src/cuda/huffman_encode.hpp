@@ -122,33 +122,30 @@ inline EncodeStrategy default_encode_strategy(uint32_t chunk_elements) {
 // Enqueue the encode of every chunk with the given strategy.
 void launch_huffman_encode(const HuffmanEncodeArgs& args, EncodeStrategy strategy, cudaStream_t stream);
 
-// The warp encoder over several frames in one grid: one launch per K and
-// table for all of them, where launch_encode_warp makes three (or six) a
-// frame. The wavelet writer's groups are a dozen or more frames, whose
-// launches, not their work, bounded the host (docs/ARCHITECTURE.md, session
-// 32). A frame in the batch: its arguments as launch_encode_warp takes them
-// (its table choice made), and the blocks of its class's grid it takes.
+// The warp encoder over several frames in one grid and one launch, where
+// launch_encode_warp makes three (or six) a frame, one per K and table. A
+// block finds its frame, then codes it with the kernel code for its symbol
+// width, table and K. The wavelet writer's groups are a dozen or more
+// frames, whose launches, not their work, bounded the host; their K differ,
+// so a launch per K would run them one K after another (docs/ARCHITECTURE.md,
+// session 32). A frame in the batch: its arguments as launch_encode_warp
+// takes them (its table choice made), the grid's blocks it takes, and its
+// table: shared (SharedEncodeTable), or as its alphabet bound says on the
+// device (args.table_by_bound), else EncodeTable.
 struct WarpEncodeBatchFrame {
   HuffmanEncodeArgs args;
   uint64_t first_block;
   uint64_t blocks;
+  uint32_t shared_table;
 };
 struct WarpEncodeBatch {
-  // Frames of one symbol width and table choice share a grid; `frames` holds
-  // them class after class, [first, first + count) each.
-  struct Class {
-    unsigned width;
-    bool global, shared;  // the table kernels launched (choose_tables)
-    uint32_t first, count;
-    uint64_t blocks;
-  };
   std::vector<WarpEncodeBatchFrame> frames;
-  std::vector<Class> classes;
+  uint64_t blocks = 0;
 };
 // Frames of u8 or u16 symbols, each of at least one chunk, with their warp
 // slots (the blocks a frame takes are those launch_encode_warp would launch).
 WarpEncodeBatch plan_encode_warp_batch(const std::vector<HuffmanEncodeArgs>& frames);
-// d_frames: a device copy of batch.frames, until the launches have run.
+// d_frames: a device copy of batch.frames, until the launch has run.
 void launch_encode_warp_batch(const WarpEncodeBatch& batch, const WarpEncodeBatchFrame* d_frames,
                               cudaStream_t stream);
 
