@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "cuda/codebook_gpu.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
@@ -74,6 +75,8 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
   timed_compress("a frame a group on the side streams, enqueued from one host thread", "one batch",
                  [] { wg::batched_frames = false, wg::threaded_frame_enqueue = false; },
                  [] { wg::batched_frames = true, wg::threaded_frame_enqueue = true; });
+  timed_compress("codebooks of 1,025-2,048 symbols by the 8,192-symbol block", "a 256-thread block",
+                 [] { cuda::set_codebook_mid_block(false); }, [] { cuda::set_codebook_mid_block(true); });
   timed_compress("the embedded frames enqueued from one host thread", "a thread per side stream",
                  [] { wg::threaded_frame_enqueue = false; }, [] { wg::threaded_frame_enqueue = true; });
   const unsigned streams = wg::encode_side_streams;

@@ -59,6 +59,34 @@ TEST(GpuCodebook, MatchesCpuOnRandomHistograms) {
   }
 }
 
+// 1,025 to 2,048 symbols: the 256-thread block of 8 symbols a thread (the
+// default) and the 8,192-symbol block give the CPU's codebook, every shape
+// and limit, the class's edges included.
+TEST(GpuCodebook, MidBlockMatchesCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 27;
+  std::printf("GpuCodebook.MidBlockMatchesCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  GpuBuilder gpu;
+  for (bool mid : {true, false}) {
+    cuda::set_codebook_mid_block(mid);
+    for (int it = 0; it < 40 && !HasFatalFailure(); ++it) {
+      const uint32_t caps[] = {1025, 1661, 2047, 2048};
+      const uint32_t cap = it < 4 ? caps[it] : 1025 + static_cast<uint32_t>(rng() % 1024);
+      const int kind = it % kKinds;
+      const Histogram h = make_histogram(rng, kind, cap);
+      for (unsigned limit : limits_for(rng, h))
+        compare_case(gpu, h, limit, std::string(mid ? "mid block" : "8,192 block") + " case " + std::to_string(it) +
+                                        " " + kKindNames[kind]);
+    }
+    Histogram all(2048);  // every symbol present (more than the one-warp tree takes)
+    for (uint32_t s = 0; s < 2048; ++s) all[s] = 1 + (rng() % 1000) * (s % 3 + 1);
+    compare_case(gpu, all, 0, "all 2,048 present");
+    compare_case(gpu, Histogram(2048, 0), 0, "empty");
+  }
+  cuda::set_codebook_mid_block(true);
+}
+
 TEST(GpuCodebook, EdgeCases) {
   REQUIRE_GPU();
   GpuBuilder gpu;

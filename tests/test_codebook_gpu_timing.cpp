@@ -136,6 +136,11 @@ TEST(GpuCodebook, Timing) {
   REQUIRE_GPU();
   GpuBuilder gpu;
   for (uint32_t cap : {256u, 1024u, 8192u, 65536u}) time_codebook(gpu, timing_histogram(cap), "laplace");
+  // 1,025-2,048 symbols: the 256-thread block of 8 symbols a thread, and the 8,192-symbol block.
+  for (uint32_t cap : {1661u, 2048u}) time_codebook(gpu, timing_histogram(cap), "laplace");
+  cuda::set_codebook_mid_block(false);
+  for (uint32_t cap : {1661u, 2048u}) time_codebook(gpu, timing_histogram(cap), "laplace/8192");
+  cuda::set_codebook_mid_block(true);
   std::mt19937_64 rng(test::base_seed() + 24);
   {  // skewed trees (a pair or two a phase): the serial loop's share (warp_tree.hpp, hand_to_serial)
     Histogram geo(256), few(256, 0);

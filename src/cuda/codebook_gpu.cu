@@ -180,6 +180,7 @@ std::atomic<uint32_t> g_warp_tail{cl::kWarpTailNodes};
 std::atomic<uint32_t> g_run_after{cl::kRunAfter};
 std::atomic<uint32_t> g_sort_network{1};
 std::atomic<uint32_t> g_wide_digits{1};
+std::atomic<bool> g_mid_block{true};
 
 template <int NT, int ITEMS>
 void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const DeviceCodebookOut& out,
@@ -218,6 +219,8 @@ void set_codebook_sort_network(bool network) { g_sort_network.store(network ? 1 
 
 void set_codebook_wide_digits(bool wide) { g_wide_digits.store(wide ? 1 : 0); }
 
+void set_codebook_mid_block(bool mid) { g_mid_block.store(mid); }
+
 void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length_limit, void* d_temp,
                            std::size_t temp_bytes, const DeviceCodebookOut& out, cudaStream_t stream) {
   VLEC_REQUIRE(cap <= kMaxCapacity, "alphabet capacity ", cap, " exceeds ", kMaxCapacity);
@@ -226,6 +229,7 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t cap, unsigned length
   VLEC_REQUIRE(reinterpret_cast<uintptr_t>(out.serialized) % 4 == 0, "serialized output must be 4-byte aligned");
   if (cap <= 256) return launch_single<256, 1>(d_hist, cap, length_limit, out, stream);
   if (cap <= kSmallCapacity) return launch_single<256, 4>(d_hist, cap, length_limit, out, stream);
+  if (cap <= kMidCapacity && g_mid_block.load()) return launch_single<256, 8>(d_hist, cap, length_limit, out, stream);
   if (cap <= kBlockCapacity) return launch_single<1024, 8>(d_hist, cap, length_limit, out, stream);
   const TempLayout L = temp_layout(cap);
   VLEC_REQUIRE(d_temp != nullptr && temp_bytes >= L.total, "codebook temporary storage of ", temp_bytes,

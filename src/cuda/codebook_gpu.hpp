@@ -107,4 +107,11 @@ void set_codebook_sort_network(bool network);
 // default) or 8-bit digits always. For timing and tests.
 void set_codebook_wide_digits(bool wide);
 
+// Whether capacities of 1,025 to 2,048 symbols take a 256-thread block of 8
+// symbols a thread (44 KiB of shared memory; the default) or the 8,192-symbol
+// block (1,024 threads, 176 KiB). The smaller block fits on an SM beside
+// another kernel's blocks: the wavelet writer's codebooks are built while its
+// symbols kernel runs. For timing and tests.
+void set_codebook_mid_block(bool mid);
+
 }  // namespace vlec::cuda

@@ -24,6 +24,7 @@ using namespace cl;
 constexpr uint32_t kFull = 0xFFFFFFFFu;
 constexpr uint32_t kMaxCapacity = 65536;
 constexpr uint32_t kSmallCapacity = 1024;   // 256 threads, resident
+constexpr uint32_t kMidCapacity = 2048;     // 256 threads, 8 symbols each (44 KiB of shared memory)
 constexpr uint32_t kBlockCapacity = 8192;   // symbols of a 1024-thread block
 constexpr uint32_t kMaxClusterBlocks = kMaxCapacity / kBlockCapacity;
 constexpr uint32_t kIpt = 4;                // merged nodes per thread of a tile
