@@ -25,6 +25,9 @@
 // Now (one launch; S = symbols per block; phases and tiles for the timing
 // histogram: 22/24/27/30 phases, 22/24/27/47 tiles, 0 copied windows):
 //   layout     <= 1,024 symbols: 256 threads, everything in shared memory;
+//              <= 2,048: 256 threads of 8 symbols (44 KiB; session 32: at
+//              1,661 symbols 54.8 us against 74.0 for the 8,192 block, H200,
+//              and it fits beside another kernel's blocks);
 //              <= 8,192: one 1,024-thread block, everything in shared memory
 //              (176 KiB); above: a cluster of ceil(cap/8,192) <= 8 blocks of
 //              1,024 threads (224 KiB each, distributed shared memory).
