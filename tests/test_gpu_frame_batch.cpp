@@ -3,9 +3,9 @@
 // the CPU backend, byte for byte: u8 and u16 frames side by side, K = 4, 2
 // and 1, tables in shared memory and over the whole alphabet, frames of one
 // element and of thousands of chunks, an incompressible frame that falls back
-// to raw; every frame into a poisoned buffer, with its size
-// and report. Arguments the batch cannot take are refused before anything is
-// enqueued. Skips without a GPU; prints its seed.
+// to raw, an empty frame, every element equal; every frame into a poisoned
+// buffer, with its size and report. Arguments the batch cannot take are
+// refused before anything is enqueued. Skips without a GPU; prints its seed.
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
@@ -51,7 +51,9 @@ huffman::Codebook book_of(const std::vector<uint8_t>& data, DType t, unsigned li
 
 cuda::FrameBatchItem prepare(Frame& f) {
   const unsigned w = static_cast<unsigned>(dtype_bytes(f.c.type));
-  f.data = test::sample(f.c.gen, f.c.n, f.c.type, f.seed);
+  // "constant": every element 7 (one symbol, its code one bit long).
+  f.data = std::string(f.c.gen) == "constant" ? test::convert(std::vector<uint8_t>(f.c.n, 7), 1, w)
+                                               : test::sample(f.c.gen, f.c.n, f.c.type, f.seed);
   f.book = std::make_unique<cuda::UploadedCodebook>(book_of(f.data, f.c.type, f.c.limit), f.c.type);
   f.in.resize(std::max<std::size_t>(f.data.size(), 16));
   if (!f.data.empty()) CUDA_CHECK(cudaMemcpy(f.in.get(), f.data.data(), f.data.size(), cudaMemcpyHostToDevice));
@@ -118,7 +120,7 @@ TEST(GpuFrameBatch, EveryFrameAsTheCpuWritesIt) {
   // u8 and u16 frames in one batch (two grids), K = 4 (limit 8 on bytes), 2
   // and 1 (limit 24 on 65,536 bins), shared and whole tables, one element,
   // partial chunks, more chunks than a layout block zeroes in one pass, an
-  // incompressible frame (stored raw).
+  // incompressible frame (stored raw), an empty frame, every element equal.
   check_batch({{"skewed", DType::u8, 1000003, 16384, 0, false},
                {"skewed", DType::u8, 1, 16384, 0, false},
                {"text", DType::u8, 4097, 128, 8, false},
@@ -127,7 +129,10 @@ TEST(GpuFrameBatch, EveryFrameAsTheCpuWritesIt) {
                {"quant65536", DType::u16, 1000003, 128, 24, false},
                {"uniform", DType::u8, 70000, 1024, 0, false},
                {"quant65536", DType::u16, 200000, 16384, 0, true},
-               {"skewed", DType::u16, 129, 128, 0, false}},
+               {"skewed", DType::u16, 129, 128, 0, false},
+               {"runs", DType::u8, 0, 16384, 0, false},
+               {"constant", DType::u8, 1 << 20, 16384, 0, false},
+               {"constant", DType::u16, 70001, 1024, 0, true}},
               seed);
 }
 
