@@ -27,12 +27,10 @@ namespace vlec::cuda {
 namespace {
 
 // One frame's layout and finish (the warp encoder's part is a
-// WarpEncodeBatchFrame of its own).
+// WarpEncodeBatchFrame of its own); the layout's frame, state and chunk
+// count are the finish's.
 struct FrameBatchEntry {
   DeviceCodebookView book;
-  uint64_t chunks;
-  uint8_t* frame;
-  FrameState* st;
   unsigned long long* scan_status;  // zeroed by the layout block, with the ticket
   unsigned int* ticket;
   FinishArgs finish;
@@ -40,7 +38,7 @@ struct FrameBatchEntry {
 
 __global__ void __launch_bounds__(256) batch_layout_kernel(const FrameBatchEntry* entries) {
   const FrameBatchEntry& e = entries[blockIdx.x];
-  lay_out(e.book, DeviceCodebookView{}, e.chunks, e.frame, e.st, false, e.scan_status, e.ticket);
+  lay_out(e.book, DeviceCodebookView{}, e.finish.chunks, e.finish.frame, e.finish.st, false, e.scan_status, e.ticket);
 }
 
 __global__ void __launch_bounds__(256) batch_finish_kernel(const FrameBatchEntry* entries) {
@@ -79,8 +77,7 @@ void encode_frames_device(const std::vector<FrameBatchItem>& items, void* d_batc
                  need, " needed");
     FrameEncodeBooks used;
     used.info[0] = a.book.info;
-    entries[i] = {a.book, chunks, a.frame, t.state, t.scan_status, t.ticket,
-                  finish_args_of(a, t, Codec::huffman, width, chunks, nullptr, used)};
+    entries[i] = {a.book, t.scan_status, t.ticket, finish_args_of(a, t, Codec::huffman, width, chunks, nullptr, used)};
     if (chunks > 0) coded.push_back(huffman_args_of(a, t, width, chunks));
   }
   const WarpEncodeBatch batch = plan_encode_warp_batch(coded);

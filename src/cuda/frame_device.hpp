@@ -83,8 +83,8 @@ FrameEncodeBooks encode_frame_device(const FrameEncodeArgs& args, void* temp, st
 
 // Several Huffman frames at once (frame_batch.cu): for each, the bytes
 // encode_frame_device writes, in a fixed number of launches for all of them
-// (the descriptors' upload, a layout block a frame, the warp encoder's batch:
-// a launch per K and table for each symbol width, a finishing block a frame)
+// (the descriptors' upload, a layout block a frame, the warp encoder's batch
+// in one grid for every frame, a finishing block a frame)
 // where encode_frame_device makes five to ten a frame. Each frame: codec
 // huffman (not raw) with its codebook built, the warp encoder, u8 or u16
 // elements, its own temp of frame_encode_temp_bytes. The wavelet writer

@@ -132,25 +132,33 @@ void WaveletEncodeRun::symbols() {
   encode_phase(wg::kSymbolsEnqueued, stream);
 }
 
+WaveletEncodeRun::GroupFrame WaveletEncodeRun::group_frame(std::size_t g) const {
+  GroupFrame f;
+  f.options = frame_options(codecs_[g], types_[g]);
+  f.in = t_ + L_.symbols + sym_at_[g];
+  f.frame = t_ + L_.coeffs + frame_at_[g];
+  f.capacity = device::compress_capacity(counts_[g], f.options);
+  f.temp = t_ + L_.frame_temp + temp_at_[g];
+  f.temp_bytes = temp_bytes_of_[g];
+  f.size = sizes_ + 2 * g;
+  return f;
+}
+
+bool WaveletEncodeRun::codebook_built(std::size_t g) const {
+  return codecs_[g] == Codec::huffman && given_hist_[g] && early_books_;
+}
+
 void WaveletEncodeRun::encode_group(std::size_t g, cudaStream_t st) {
-  const Layout& L = L_;
-  uint8_t* const t = t_;
-  const device::CompressOptions fo = frame_options(codecs_[g], types_[g]);
-  const void* in = t + L.symbols + sym_at_[g];
-  void* frame = t + L.coeffs + frame_at_[g];
-  const std::size_t capacity = device::compress_capacity(counts_[g], fo);
-  void* temp = t + L.frame_temp + temp_at_[g];
-  const std::size_t group_temp_bytes = temp_bytes_of_[g];
-  uint64_t* size = sizes_ + 2 * g;
-  if (codecs_[g] == Codec::huffman && given_hist_[g] && early_books_)
-    encode_with_built_codebook(in, counts_[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
-                               alphabet_of(g));
+  const GroupFrame f = group_frame(g);
+  if (codebook_built(g))
+    encode_with_built_codebook(f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, st,
+                               f.options, alphabet_of(g));
   else if (codecs_[g] == Codec::huffman && given_hist_[g])
-    compress_with_histogram(in, counts_[g], given_hist_[g], frame, capacity, size, size + 1, temp, group_temp_bytes,
-                            st, fo, alphabet_of(g));
+    compress_with_histogram(f.in, counts_[g], given_hist_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp,
+                            f.temp_bytes, st, f.options, alphabet_of(g));
   else
-    compress_bounded_alphabet(in, counts_[g], frame, capacity, size, size + 1, temp, group_temp_bytes, st, fo,
-                              alphabet_of(g));
+    compress_bounded_alphabet(f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, st,
+                              f.options, alphabet_of(g));
   encode_group_mark(&wg::EncodePhases::frame_end, g, st);
 }
 
@@ -185,22 +193,18 @@ void WaveletEncodeRun::enqueue_frames() {
 // waited for the host. False where a group cannot go in the batch (its
 // codec is not Huffman, its codebook not built beside the symbols kernel).
 bool WaveletEncodeRun::enqueue_frame_batch() {
-  if (!wg::batched_frames || !early_books_) return false;
-  const Layout& L = L_;
-  uint8_t* const t = t_;
+  if (!wg::batched_frames) return false;
   std::vector<FrameBatchItem> items;
   for (std::size_t g = 0; g < G_; ++g) {
-    if (codecs_[g] != Codec::huffman || !given_hist_[g]) return false;
-    const device::CompressOptions fo = frame_options(Codec::huffman, types_[g]);
-    std::optional<FrameBatchItem> item =
-        built_codebook_frame(t + L.symbols + sym_at_[g], counts_[g], t + L.coeffs + frame_at_[g],
-                             device::compress_capacity(counts_[g], fo), sizes_ + 2 * g, sizes_ + 2 * g + 1,
-                             t + L.frame_temp + temp_at_[g], temp_bytes_of_[g], fo, alphabet_of(g));
+    if (!codebook_built(g)) return false;
+    const GroupFrame f = group_frame(g);
+    std::optional<FrameBatchItem> item = built_codebook_frame(
+        f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, f.options, alphabet_of(g));
     if (!item) return false;
     items.push_back(*item);
   }
   join_side_streams(events_, stream_, used_);  // the codebooks
-  encode_frames_device(items, t + L.frame_batch, L.frame_batch_bytes, writes_, stream_);
+  encode_frames_device(items, t_ + L_.frame_batch, L_.frame_batch_bytes, writes_, stream_);
   for (std::size_t g = 0; g < G_; ++g) encode_group_mark(&wg::EncodePhases::frame_end, g, stream_);
   encode_phase(wg::kFramesEnqueued, stream_);
   return true;

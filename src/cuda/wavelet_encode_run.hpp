@@ -50,6 +50,19 @@ class WaveletEncodeRun {
   uint32_t alphabet_of(std::size_t g) const;  // every symbol of group g is at most top >> shift
   template <class Job>
   void on_side_streams(Job&& job);            // job(group, its side stream), a host thread a stream
+  // Group g's frame: its options (its codec's), symbols, frame region and
+  // capacity, temp, and size and report words.
+  struct GroupFrame {
+    device::CompressOptions options;
+    const void* in;
+    void* frame;
+    std::size_t capacity;
+    void* temp;
+    std::size_t temp_bytes;
+    uint64_t* size;
+  };
+  GroupFrame group_frame(std::size_t g) const;
+  bool codebook_built(std::size_t g) const;  // a Huffman group whose codebook step 3 built beside the symbols
   void encode_group(std::size_t g, cudaStream_t st);
   std::vector<std::size_t> choose_codecs();  // the run-heavy groups' codecs; those not Huffman
   void enqueue_frames();
