@@ -221,6 +221,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "side streams at the default priority");
   }
   cuda::side_streams_high_priority = true;
+  wg::shift_rule_behind_statistics = false;  // the shift rule after a host wait for the statistics
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "shift rule enqueued after a wait for the statistics");
+  }
+  wg::shift_rule_behind_statistics = true;
   wg::late_samples_checksum = false;  // the samples checksum beside the transform (read with the frames' sizes)
   for (bool big_endian : {false, true}) {
     WaveletOptions o;

@@ -9,10 +9,13 @@
 //     (cuda/dwt53_gpu.hpp, which takes each 2D subband's largest zigzag value
 //     as it stores it; tops_kernel where it cannot); per subband box its
 //     histogram at k0 on the GPU (the checksum's word is read with the
-//     frames' sizes). Wait 1 reads the tops; then every group the writer may form (each level whole or
-//     split, the merged coarse groups) gets the shift rule's answer on the
-//     GPU from its boxes' histograms (cuda/wavelet_shift_gpu.hpp), and
-//     wait 2 reads those answers (16 bytes a group).
+//     frames' sizes). Right behind it, every group the writer may form
+//     (each level whole or split, the merged coarse groups) gets the shift
+//     rule's answer on the GPU from its boxes' tops and histograms
+//     (cuda/wavelet_shift_gpu.hpp), and wait 2 reads those answers and
+//     the groups' descriptors (56 bytes a group). Until session 33 a wait
+//     1 read the tops first, and the GPU idled while the host enqueued the
+//     rule.
 //  2. Host: the groups, splits and shifts (plan_encode, group_shift), the
 //     same calls the CPU writer makes, on the same answers.
 //  3. One kernel writes every group's symbols and packed low bits and counts
@@ -31,7 +34,7 @@
 //     copy is enqueued before wait 4 where it can be
 //     (cuda/wavelet_payload_copy.hpp): its table comes from the sizes on
 //     the device, and it runs on a side stream during the wait.
-// So 3 waits for a photograph; each reads a few bytes to a few KB.
+// Each wait reads a few bytes to a few KB (wait 1 is gone since session 33).
 //
 // Temp storage is sized from the shape alone (the query cannot see the
 // data): every region holds the largest of the groupings the writer may
@@ -82,6 +85,7 @@ bool wavelet_gpu::wide_histogram_tile_pairs = true;
 bool wavelet_gpu::speculative_huffman_frames = true;
 bool wavelet_gpu::batched_frames = true;
 bool wavelet_gpu::late_samples_checksum = true;
+bool wavelet_gpu::shift_rule_behind_statistics = true;
 
 namespace wg = wavelet_gpu;
 
@@ -137,6 +141,7 @@ void WaveletEncodeRun::statistics() {
   const unsigned width = static_cast<unsigned>(dtype_bytes(im_.dtype));
   const uint64_t sample_bytes = total * width;
   encode_phase(wg::kStart, stream);
+  const cudaEvent_t call_start = events_.record(stream);
   CUDA_CHECK(cudaMemsetAsync(status_, 0xFF, 8 * kStatusWords, stream));
   std::map<BoxKey, uint32_t> slot_of;
   for (const StatBox& s : L.boxes) slot_of[key_of(s.plane, s.box)] = s.slot;
@@ -218,35 +223,54 @@ void WaveletEncodeRun::statistics() {
     if (!late_hash) CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(hash_stream), 0));
     CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(early_stream), 0));
   }
-  if (late_hash) {
+  // The late checksum starts behind the last kernels on the caller's
+  // stream so far; on a side stream of the greatest priority its blocks go
+  // first, so behind step 1 it held the shift rule back (session 33: the
+  // rule's span 0.073 ms beside it); behind the rule it runs while the host
+  // waits and decides, when the GPU has nothing else.
+  auto enqueue_late_hash = [&] {
     CUDA_CHECK(cudaStreamWaitEvent(hash_stream, events_.record(stream), 0));
     enqueue_hash();
     hash_done_ = events_.record(hash_stream);
-  }
+  };
+  if (late_hash && !wg::shift_rule_behind_statistics) enqueue_late_hash();
+  // The shift rule of every group the writer may form, on the GPU, right
+  // behind the statistics: the candidates depend on the shape alone, and
+  // the kernels take their tops on the device, so the host enqueues them
+  // while the GPU transforms and waits once, for the answers.
+  encode_phase(wg::kStatsEnqueued, stream);
   std::vector<uint64_t> st;
-  std::vector<uint32_t> host_tops;
+  if (!wg::shift_rule_behind_statistics) {  // the old wait 1 (it read the tops too), for the benchmark
+    HostReads first;
+    first.add(st, status_, kStatusWords);
+    first.wait(stream);
+  }
+  encode_phase(wg::kStatsRead, stream);  // right after kStatsEnqueued by default: no wait 1 since session 33
+  // Every group the writer may form and its boxes' slots depend on the
+  // shape alone: found while the GPU works, and uploaded beside step 1 on a
+  // side stream (not on the caller's, between step 1 and the rule).
+  candidates_.emplace(sb_, im_.planes);
+  auto* d_candidates = reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at);
+  auto* d_parts = reinterpret_cast<uint32_t*>(t + L.parts_at);
+  const cudaStream_t upload_stream = overlap ? side_streams()[2] : stream;
+  if (overlap) CUDA_CHECK(cudaStreamWaitEvent(upload_stream, call_start, 0));  // after the caller's earlier work
+  candidates_->upload([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); }, d_candidates, d_parts,
+                      writes_, upload_stream);
+  if (overlap) CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(upload_stream), 0));
+  auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
+  candidates_->launch(d_candidates, d_parts, tops, hist, t + L.scratch, L.scratch_bytes, results, stream);
+  if (late_hash && wg::shift_rule_behind_statistics) enqueue_late_hash();
+  encode_phase(wg::kShiftsEnqueued, stream);
   HostReads reads;
   reads.add(st, status_, kStatusWords);
-  reads.add(host_tops, tops, L.large);
-  encode_phase(wg::kStatsEnqueued, stream);
-  // Every group the writer may form and its boxes' slots depend on the
-  // shape alone: found while the GPU works, not after wait 1.
-  candidates_.emplace(sb_, im_.planes);
-  candidates_->resolve_slots([&](unsigned p, const Box& b) { return slot_of.at(key_of(p, b)); });
-  reads.wait(stream);  // wait 1
-  encode_phase(wg::kStatsRead, stream);
+  reads.add(host_results_, results, candidates_->candidates());
+  candidates_->add_reads(reads, d_candidates);
+  reads.wait(stream);  // wait 2 (wait 1, for the tops, is gone)
+  encode_phase(wg::kShiftsRead, stream);
   for (unsigned p = 0; p < im_.planes; ++p)  // planes of u8/u16 samples (and their RCT) are always in range
     SAFETY_CHECK(st[kStatusDwt + p] == ~0ull, ErrorCode::cuda_error, "the GPU 5/3 transform of plane ", p,
                  " reported sample ", st[kStatusDwt + p], " out of range");
-  // The shift rule of every group the writer may form, on the GPU.
-  auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
-  candidates_->enqueue(host_tops, reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at),
-                     reinterpret_cast<uint32_t*>(t + L.parts_at), tops, hist, t + L.scratch, L.scratch_bytes, results,
-                     writes_, stream);
-  reads.add(host_results_, results, candidates_->candidates());
-  encode_phase(wg::kShiftsEnqueued, stream);
-  reads.wait(stream);  // wait 2
-  encode_phase(wg::kShiftsRead, stream);
+  candidates_->check_descriptors();
 }
 
 // 2. The writer's decisions, by the CPU writer's code, on the GPU's answers

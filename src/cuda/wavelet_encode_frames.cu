@@ -103,8 +103,9 @@ void WaveletEncodeRun::symbols() {
                                    t + L.scratch, writes_, stream);
   }
   const cudaEvent_t histograms_done = events_.record(stream);
-  // (Big-endian output hashes a swapped copy in the symbols' region.)
-  if (hash_done_) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
+  // Big-endian output hashes a swapped copy in the symbols' region: the
+  // late checksum must be done with it (else it joins in frames()).
+  if (hash_done_ && h_.big_endian) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
   const uint32_t sym_tile_count = wg::number_tiles(sym_boxes_.data(), sym_boxes_.size());
   writes_.add(t + L.sym_boxes, sym_boxes_, stream);
   writes_.add(t + L.groups, groups_, stream);
@@ -245,6 +246,9 @@ void WaveletEncodeRun::frames() {
   }
   SAFETY_CHECK(frames_used <= L.coeffs_bytes, ErrorCode::cuda_error, "wavelet frames region exceeded");
   codecs_.assign(G, Codec::huffman);
+  // The late samples checksum joins here, before its word is read (long
+  // done: it ran beside the symbols kernel at the latest).
+  if (hash_done_) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
   std::vector<uint64_t> host_sizes, hash_word;
   // The payload's pieces (cuda/wavelet_payload_copy.hpp): a frame a group,
   // then its low bits if any.

@@ -141,12 +141,19 @@ extern bool speculative_huffman_frames;
 // benchmark and a test compare). Not thread-safe.
 extern bool batched_frames;
 
-// With overlapped_statistics: whether the samples checksum starts once
-// step 1's transform and histograms are done, beside the shift rule and the
-// host's decisions (true, the default), or from the start, beside the
+// With overlapped_statistics: whether the samples checksum starts late
+// (true, the default), once the shift rule's kernels are done, while the
+// host waits for their answers and decides (once step 1 is done where
+// shift_rule_behind_statistics is false), or from the start, beside the
 // transform (the benchmark and a test compare); either way its word is read
 // with the frames' sizes. Not thread-safe.
 extern bool late_samples_checksum;
+
+// Whether the shift rule is enqueued right behind step 1's statistics
+// (true, the default since session 33: its kernels take the tops on the
+// GPU) or after a host wait for step 1 (the old wait 1, kept for the
+// benchmark's alternation). The frame is the same. Not thread-safe.
+extern bool shift_rule_behind_statistics;
 
 // Benchmark hook (bench/wavelet_gpu_bench.cu): when set, the encoder stores
 // the host's steady clock (seconds) at each of its points (EncodePoint), and
@@ -157,7 +164,7 @@ extern bool late_samples_checksum;
 enum EncodePoint : unsigned {
   kStart,
   kStatsEnqueued,  // step 1: checksum, transform, tops, histograms
-  kStatsRead,      // wait 1
+  kStatsRead,      // wait 1 until session 33 (the tops); now right after kStatsEnqueued
   kShiftsEnqueued,
   kShiftsRead,     // wait 2
   kDecided,        // the writer's decisions (host)

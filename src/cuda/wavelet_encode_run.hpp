@@ -85,7 +85,7 @@ class WaveletEncodeRun {
   const wavelet::Subbands sb_;
   // Step 1's, for steps 2 and 3.
   wavelet_gpu::PlaneGeometry geo_;
-  cudaEvent_t hash_done_ = nullptr;  // late samples checksum: its end, which the symbols kernel waits for
+  cudaEvent_t hash_done_ = nullptr;  // late samples checksum: its end, joined before its word is read
   // Every group the writer may form: made in step 1 once its GPU work is
   // enqueued, so that its host time overlaps that work (made before the
   // first launch, it would delay every launch by that time).

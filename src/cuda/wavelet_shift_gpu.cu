@@ -1,23 +1,31 @@
-// cuda/wavelet_shift_gpu.cu: see wavelet_shift_gpu.hpp. Three kernels and
-// a CUB scan, every one spread over the whole GPU (the first version, one
-// block per candidate walking its bins, was bound by the latency of its
-// loads: 0.9 ms for a 512 x 512 u16 image's 28 candidates):
-//  1. merge: one thread per bin of a candidate's histogram at its k0, the
+// cuda/wavelet_shift_gpu.cu: see wavelet_shift_gpu.hpp. Three kernels,
+// every one spread over the whole GPU (the first version, one block per
+// candidate walking its bins, was bound by the latency of its loads: 0.9 ms
+// for a 512 x 512 u16 image's 28 candidates):
+//  1. describe: one thread per candidate, its top (the largest of its
+//     parts' tops), k0, bins and shifts to try, and its sums zeroed; so the
+//     host enqueues the rule without reading the tops first;
+//  2. merge: one thread per bin of a candidate's histogram at its k0, the
 //     sum of the parts' bins it covers, each part merged down from its own
-//     k0 (what merge_stats() computes);
-//  2. inclusive prefix sums over all candidates' bins (cub::DeviceScan), so
-//     that any merged bin of any shift is one difference;
+//     k0 (what merge_stats() computes), and the block's inclusive prefix
+//     sums (cub::BlockScan) with the block's total, so that any merged bin
+//     of any shift is one difference of two prefix sums, each a block's
+//     sum plus the totals of the candidate's blocks before it;
 //  3. summary: for every candidate and every shift it may try, one thread
 //     per 16 merged bins (a codebook presence group, so partial Summaries
 //     combine with shift_rule::merge), a block reduction, and one set of
-//     integer atomics per block into the (candidate, shift) Summary;
-//  4. pick: one thread per candidate, estimated_bits() of each shift and
-//     pick_shift(), which ignores the estimates after its stop, as the host
-//     never computes them.
+//     integer atomics per block into the (candidate, shift) Summary; the
+//     candidate's last block to finish (a ticket) computes estimated_bits()
+//     of each shift and pick_shift(), which ignores the estimates after its
+//     stop, as the host never computes them.
+// Session 33: these were a memset, the merge, CUB's two-kernel scan over
+// the candidates' bins, the summary and a pick kernel, enqueued after a
+// host round trip for the tops; on a u16 8192^2 image the GPU span was
+// 0.063 ms for ~0.035 ms of kernels.
 #include "cuda/wavelet_shift_gpu.hpp"
 
 #include <cub/block/block_reduce.cuh>
-#include <cub/device/device_scan.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <array>
@@ -38,10 +46,12 @@ namespace {
 namespace sr = wavelet::shift_rule;
 
 constexpr unsigned kMergeThreads = 1024;
+constexpr unsigned kMergeBlocks = kHistBins / kMergeThreads;  // merge blocks (and block totals) per candidate
 constexpr unsigned kSummaryThreads = 256;
 constexpr uint32_t kSummaryBins = kSummaryThreads * sr::kBinsPerCodebookGroup;  // merged bins per block
 constexpr unsigned kShifts = sr::kMaxShift + 1;
 constexpr std::size_t kAlign = 256;
+static_assert(kMergeBlocks == 64, "a warp's lanes take two block totals each");
 
 // One (candidate, shift) Summary, summed by atomics.
 struct SummarySums {
@@ -50,14 +60,14 @@ struct SummarySums {
 };
 
 struct Temp {
-  unsigned long long* merged;
-  unsigned long long* prefix;
-  SummarySums* sums;
-  void* scan;
-  std::size_t scan_bytes, total;
+  unsigned long long* prefix;  // candidate c's bin u at c * kHistBins + u: its merge block's inclusive sum
+  unsigned long long* totals;  // candidate c's merge block b at c * kMergeBlocks + b: the block's sum
+  SummarySums* sums;           // candidate c's shift k0 + j at c * kShifts + j
+  unsigned* done;              // candidate c's summary blocks finished
+  std::size_t total;
 };
 
-Temp carve(void* base, std::size_t entries, std::size_t candidates) {
+Temp carve(void* base, std::size_t candidates) {
   Temp t{};
   auto* p = static_cast<uint8_t*>(base);
   std::size_t at = 0;
@@ -66,134 +76,205 @@ Temp carve(void* base, std::size_t entries, std::size_t candidates) {
     at += (std::max<std::size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
     return p + here;
   };
-  t.merged = reinterpret_cast<unsigned long long*>(take(8 * entries));
-  t.prefix = reinterpret_cast<unsigned long long*>(take(8 * entries));
+  t.prefix = reinterpret_cast<unsigned long long*>(take(8 * candidates * kHistBins));
+  t.totals = reinterpret_cast<unsigned long long*>(take(8 * candidates * kMergeBlocks));
   t.sums = reinterpret_cast<SummarySums*>(take(sizeof(SummarySums) * kShifts * candidates));
-  CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, t.scan_bytes, t.merged, t.prefix, std::max<std::size_t>(entries, 1)));
-  t.scan = take(t.scan_bytes);
+  t.done = reinterpret_cast<unsigned*>(take(4 * candidates));
   t.total = at;
   return t;
 }
 
+__global__ void describe_kernel(ShiftCandidate* candidates, uint32_t count, const uint32_t* parts,
+                                const uint32_t* tops, unsigned search, SummarySums* sums, unsigned* done) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  ShiftCandidate c = candidates[i];
+  uint32_t top = 0;
+  for (uint32_t p = 0; p < c.part_count; ++p) top = max(top, tops[parts[c.part_first + p]]);
+  c.top = top;
+  c.k0 = sr::smallest_shift(top);
+  c.bins = (top >> c.k0) + 1;
+  c.count = sr::last_shift(top, c.k0, search) - c.k0 + 1;
+  c.scratch = uint64_t{i} * kHistBins;
+  candidates[i] = c;
+  for (unsigned j = 0; j < kShifts; ++j) sums[uint64_t{i} * kShifts + j] = SummarySums{};
+  done[i] = 0;
+}
+
 __global__ void __launch_bounds__(kMergeThreads)
     merge_kernel(const ShiftCandidate* candidates, const uint32_t* parts, const uint32_t* tops,
-                 const unsigned long long* hist, unsigned long long* merged) {
+                 const unsigned long long* hist, unsigned long long* prefix, unsigned long long* totals) {
+  using Scan = cub::BlockScan<unsigned long long, kMergeThreads>;
+  __shared__ typename Scan::TempStorage scan_temp;
   const ShiftCandidate c = candidates[blockIdx.y];
+  if (blockIdx.x * kMergeThreads >= c.bins) return;  // the whole block: past the candidate's bins
   const uint32_t u = blockIdx.x * kMergeThreads + threadIdx.x;
-  if (u >= c.bins) return;
-  uint64_t sum = 0;
-  for (uint32_t p = 0; p < c.part_count; ++p) {
-    const uint32_t slot = parts[c.part_first + p];
-    const uint32_t top = tops[slot];
-    const unsigned k0 = sr::smallest_shift(top);
-    const unsigned d = c.k0 - k0;
-    const uint64_t bins = (uint64_t{top} >> k0) + 1;
-    const unsigned long long* h = hist + uint64_t{slot} * kHistBins;
-    const uint64_t end = min((uint64_t{u} + 1) << d, bins);
-    for (uint64_t b = uint64_t{u} << d; b < end; ++b) sum += h[b];
+  unsigned long long sum = 0;
+  if (u < c.bins) {
+    for (uint32_t p = 0; p < c.part_count; ++p) {
+      const uint32_t slot = parts[c.part_first + p];
+      const uint32_t top = tops[slot];
+      const unsigned k0 = sr::smallest_shift(top);
+      const unsigned d = c.k0 - k0;
+      const uint64_t bins = (uint64_t{top} >> k0) + 1;
+      const unsigned long long* h = hist + uint64_t{slot} * kHistBins;
+      const uint64_t end = min((uint64_t{u} + 1) << d, bins);
+      for (uint64_t b = uint64_t{u} << d; b < end; ++b) sum += h[b];
+    }
   }
-  merged[c.scratch + u] = sum;
+  unsigned long long block_total = 0;
+  Scan(scan_temp).InclusiveSum(sum, sum, block_total);
+  prefix[c.scratch + u] = sum;
+  if (threadIdx.x == 0) totals[uint64_t{blockIdx.y} * kMergeBlocks + blockIdx.x] = block_total;
+}
+
+// The candidate's prefix sum of bins [0, r] at k0: its merge block's
+// inclusive sum plus the totals of the blocks before (`base`, in shared
+// memory, filled by load_bases).
+struct CandidatePrefix {
+  const unsigned long long* prefix;  // the candidate's first bin
+  const unsigned long long* base;    // kMergeBlocks exclusive sums of block totals
+  __device__ uint64_t at(uint64_t r) const { return prefix[r] + base[r / kMergeThreads]; }
+  // Merged bin b of shift j: bins [b << j, (b + 1) << j) at k0, clamped to `bins`.
+  __device__ uint64_t merged(uint32_t b, unsigned j, uint32_t bins) const {
+    const uint64_t lo = uint64_t{b} << j;
+    const uint64_t hi = min((uint64_t{b} + 1) << j, uint64_t{bins});
+    return at(hi - 1) - (lo > 0 ? at(lo - 1) : 0);
+  }
+};
+
+// Warp 0 of the block writes candidate `cand`'s exclusive sums of its merge
+// blocks' totals to base[0 .. kMergeBlocks) (blocks past its bins: 0). The
+// caller synchronizes the block before reading them.
+__device__ void load_bases(const unsigned long long* totals, uint32_t cand, uint32_t bins, unsigned long long* base) {
+  if (threadIdx.x >= 32) return;
+  const unsigned lane = threadIdx.x;
+  const uint32_t blocks = (bins + kMergeThreads - 1) / kMergeThreads;
+  const unsigned long long* t = totals + uint64_t{cand} * kMergeBlocks;
+  const unsigned long long a = 2 * lane < blocks ? t[2 * lane] : 0;
+  const unsigned long long b = 2 * lane + 1 < blocks ? t[2 * lane + 1] : 0;
+  unsigned long long incl = a + b;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const unsigned long long v = __shfl_up_sync(0xFFFFFFFFu, incl, d);
+    if (lane >= d) incl += v;
+  }
+  const unsigned long long before = incl - a - b;
+  base[2 * lane] = before;
+  base[2 * lane + 1] = before + a;
 }
 
 struct MergeSummary {
   __device__ sr::Summary operator()(const sr::Summary& a, const sr::Summary& b) const { return sr::merge(a, b); }
 };
 
+// Summary blocks of a candidate: one per kSummaryBins merged bins of each shift it tries.
+__device__ uint32_t summary_blocks(const ShiftCandidate& c) {
+  uint32_t blocks = 0;
+  for (unsigned j = 0; j < c.count; ++j) blocks += (sr::merged_bins(c.bins, j) + kSummaryBins - 1) / kSummaryBins;
+  return blocks;
+}
+
+__device__ void pick(const ShiftCandidate& c, const SummarySums* sums, ShiftResult* result) {
+  uint64_t estimates[kShifts] = {};
+  for (unsigned j = 0; j < c.count; ++j) {
+    const SummarySums* m = sums + j;
+    sr::Summary s;
+    s.n = __ldcg(&m->n);
+    s.cost_fx = __ldcg(&m->cost_fx);
+    s.symbols = __ldcg(&m->symbols);
+    s.groups = __ldcg(&m->groups);
+    s.alphabet = __ldcg(&m->alphabet);
+    estimates[j] = sr::estimated_bits(s, c.k0 + j);
+  }
+  ShiftResult r;
+  r.shift = sr::pick_shift(estimates, c.count, c.k0, &r.bits);
+  *result = r;
+}
+
 __global__ void __launch_bounds__(kSummaryThreads)
-    summary_kernel(const ShiftCandidate* candidates, const unsigned long long* prefix, SummarySums* sums) {
+    summary_kernel(const ShiftCandidate* candidates, const unsigned long long* prefix,
+                   const unsigned long long* totals, SummarySums* sums, unsigned* done, ShiftResult* results) {
   using Reduce = cub::BlockReduce<sr::Summary, kSummaryThreads>;
   __shared__ typename Reduce::TempStorage reduce_temp;
-  const ShiftCandidate c = candidates[blockIdx.z];
+  __shared__ unsigned long long base[kMergeBlocks];
+  const uint32_t cand = blockIdx.z;
+  const ShiftCandidate c = candidates[cand];
   const unsigned j = blockIdx.y;
   if (j >= c.count) return;
   const uint32_t mb = sr::merged_bins(c.bins, j);
   if (blockIdx.x * kSummaryBins >= mb) return;
-  // Merged bin b of shift j: bins [b << j, (b + 1) << j) at k0, clamped to the candidate's.
-  auto bin = [&](uint32_t b) -> uint64_t {
-    const uint64_t lo = c.scratch + (uint64_t{b} << j);
-    const uint64_t hi = c.scratch + min((uint64_t{b} + 1) << j, uint64_t{c.bins});
-    return prefix[hi - 1] - (lo > 0 ? prefix[lo - 1] : 0);
-  };
+  load_bases(totals, cand, c.bins, base);
+  __syncthreads();
+  const CandidatePrefix cp{prefix + c.scratch, base};
+  auto bin = [&](uint32_t b) -> uint64_t { return cp.merged(b, j, c.bins); };
   const uint32_t first = blockIdx.x * kSummaryBins + threadIdx.x * sr::kBinsPerCodebookGroup;
   sr::Summary s;
   if (first < mb) s = sr::summarize(bin, first, min(mb, first + sr::kBinsPerCodebookGroup), c.n);
   const sr::Summary total = Reduce(reduce_temp).Reduce(s, MergeSummary());
-  if (threadIdx.x == 0 && total.symbols) {
-    SummarySums& out = sums[uint64_t{blockIdx.z} * kShifts + j];
+  if (threadIdx.x != 0) return;
+  SummarySums* const mine = sums + uint64_t{cand} * kShifts;
+  if (total.symbols) {
+    SummarySums& out = mine[j];
     atomicAdd(&out.n, static_cast<unsigned long long>(total.n));
     atomicAdd(&out.cost_fx, static_cast<unsigned long long>(total.cost_fx));
     atomicAdd(&out.symbols, total.symbols);
     atomicAdd(&out.groups, total.groups);
     atomicMax(&out.alphabet, total.alphabet);
   }
-}
-
-__global__ void pick_kernel(const ShiftCandidate* candidates, uint32_t count, const SummarySums* sums,
-                            ShiftResult* results) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const ShiftCandidate c = candidates[i];
-  uint64_t estimates[kShifts] = {};
-  for (unsigned j = 0; j < c.count; ++j) {
-    const SummarySums& m = sums[uint64_t{i} * kShifts + j];
-    sr::Summary s;
-    s.n = m.n;
-    s.cost_fx = m.cost_fx;
-    s.symbols = m.symbols;
-    s.groups = m.groups;
-    s.alphabet = m.alphabet;
-    estimates[j] = sr::estimated_bits(s, c.k0 + j);
-  }
-  ShiftResult r;
-  r.shift = sr::pick_shift(estimates, c.count, c.k0, &r.bits);
-  results[i] = r;
+  // The last of the candidate's blocks sees every other block's sums (each
+  // fenced before its ticket) and picks the shift.
+  __threadfence();
+  if (atomicAdd(&done[cand], 1u) + 1 != summary_blocks(c)) return;
+  __threadfence();
+  pick(c, mine, &results[cand]);
 }
 
 constexpr unsigned kGroupHistThreads = 256;
 
 __global__ void __launch_bounds__(kGroupHistThreads)
-    group_histograms_kernel(const GroupHistogram* jobs, const unsigned long long* prefix) {
+    group_histograms_kernel(const GroupHistogram* jobs, const unsigned long long* prefix,
+                            const unsigned long long* totals) {
+  __shared__ unsigned long long base[kMergeBlocks];
   const GroupHistogram h = jobs[blockIdx.y];
+  if (blockIdx.x * kGroupHistThreads >= h.alphabet) return;
+  load_bases(totals, h.candidate, h.bins, base);
+  __syncthreads();
   const uint32_t b = blockIdx.x * kGroupHistThreads + threadIdx.x;
   if (b >= h.alphabet) return;
-  // Symbol b: bins [b << j, (b + 1) << j) at k0, clamped to the candidate's.
-  const uint64_t lo = h.scratch + (uint64_t{b} << h.j);
-  const uint64_t hi = h.scratch + min((uint64_t{b} + 1) << h.j, uint64_t{h.bins});
-  h.out[b] = prefix[hi - 1] - (lo > 0 ? prefix[lo - 1] : 0);
+  const CandidatePrefix cp{prefix + uint64_t{h.candidate} * kHistBins, base};
+  h.out[b] = cp.merged(b, h.j, h.bins);  // symbol b
 }
 
 }  // namespace
 
-void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint64_t entries,
-                             uint32_t candidates, const void* temp, cudaStream_t stream) {
+void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint32_t candidates,
+                             const void* temp, cudaStream_t stream) {
   if (count == 0) return;
   VLEC_REQUIRE(count < 65536, "too many wavelet groups for one launch: ", count);
-  const Temp t = carve(const_cast<void*>(temp), entries, candidates);
+  const Temp t = carve(const_cast<void*>(temp), candidates);
   group_histograms_kernel<<<dim3((max_alphabet + kGroupHistThreads - 1) / kGroupHistThreads, count),
-                            kGroupHistThreads, 0, stream>>>(jobs, t.prefix);
+                            kGroupHistThreads, 0, stream>>>(jobs, t.prefix, t.totals);
   CUDA_CHECK(cudaGetLastError());
 }
 
-std::size_t shift_estimates_temp_bytes(std::size_t entries, std::size_t candidates) {
-  return carve(nullptr, entries, candidates).total;
-}
+std::size_t shift_estimates_temp_bytes(std::size_t candidates) { return carve(nullptr, candidates).total; }
 
-void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, uint64_t entries, const uint32_t* parts,
-                            const uint32_t* tops, const unsigned long long* hist, ShiftResult* results, void* temp,
+void launch_shift_estimates(ShiftCandidate* candidates, uint32_t count, const uint32_t* parts, const uint32_t* tops,
+                            const unsigned long long* hist, unsigned search, ShiftResult* results, void* temp,
                             std::size_t temp_bytes, cudaStream_t stream) {
   if (count == 0) return;
   VLEC_REQUIRE(count < 65536, "too many wavelet group candidates for one launch: ", count);
-  Temp t = carve(temp, entries, count);
+  VLEC_REQUIRE(search + 1 <= kShifts, "a shift search of ", search, " is above the format's ", kShifts - 1);
+  const Temp t = carve(temp, count);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  CUDA_CHECK(cudaMemsetAsync(t.sums, 0, sizeof(SummarySums) * kShifts * count, stream));
-  merge_kernel<<<dim3(kHistBins / kMergeThreads, count), kMergeThreads, 0, stream>>>(candidates, parts, tops, hist,
-                                                                                    t.merged);
+  describe_kernel<<<(count + 127) / 128, 128, 0, stream>>>(candidates, count, parts, tops, search, t.sums, t.done);
   CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cub::DeviceScan::InclusiveSum(t.scan, t.scan_bytes, t.merged, t.prefix, entries, stream));
-  summary_kernel<<<dim3(kHistBins / kSummaryBins, kShifts, count), kSummaryThreads, 0, stream>>>(candidates, t.prefix,
-                                                                                               t.sums);
+  merge_kernel<<<dim3(kMergeBlocks, count), kMergeThreads, 0, stream>>>(candidates, parts, tops, hist, t.prefix,
+                                                                       t.totals);
   CUDA_CHECK(cudaGetLastError());
-  pick_kernel<<<(count + 127) / 128, 128, 0, stream>>>(candidates, count, t.sums, results);
+  // A candidate tries at most search + 1 shifts (last_shift()).
+  summary_kernel<<<dim3(kHistBins / kSummaryBins, search + 1, count), kSummaryThreads, 0, stream>>>(
+      candidates, t.prefix, t.totals, t.sums, t.done, results);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -221,49 +302,62 @@ GroupShifts::GroupShifts(const wavelet::Subbands& sb, unsigned planes) {
     }
 }
 
-std::size_t GroupShifts::scratch_bound() const { return sets_.size() * std::size_t{wavelet_gpu::kHistBins}; }
+std::size_t GroupShifts::temp_bytes() const { return wavelet_gpu::shift_estimates_temp_bytes(sets_.size()); }
 
-std::size_t GroupShifts::temp_bytes() const {
-  return wavelet_gpu::shift_estimates_temp_bytes(scratch_bound(), sets_.size());
-}
-
-void GroupShifts::enqueue_slots(const std::vector<std::vector<uint32_t>>& slots, const std::vector<uint32_t>& tops,
-                                wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts, const uint32_t* d_tops,
-                                const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
-                                wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
-  namespace sr = wavelet::shift_rule;
-  const unsigned search = wavelet::EncoderTuning{}.shift_search;
-  host_.assign(sets_.size(), {});
+void GroupShifts::upload_slots(const std::vector<std::vector<uint32_t>>& slots,
+                               wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts, HostWrites& writes,
+                               cudaStream_t stream) {
+  // What the shape gives (n and the parts); the kernels fill in the rest.
+  shape_.assign(sets_.size(), {});
+  host_.clear();
   std::vector<uint32_t> parts;
-  uint64_t scratch = 0;
   for (std::size_t c = 0; c < sets_.size(); ++c) {
-    wavelet_gpu::ShiftCandidate& d = host_[c];
+    wavelet_gpu::ShiftCandidate& d = shape_[c];
     d.part_first = static_cast<uint32_t>(parts.size());
     d.part_count = static_cast<uint32_t>(slots[c].size());
     for (std::size_t i = 0; i < slots[c].size(); ++i) {
       parts.push_back(slots[c][i]);
-      d.top = std::max(d.top, tops.at(slots[c][i]));
       d.n += sets_[c].boxes[i].samples();
     }
-    d.k0 = sr::smallest_shift(d.top);
-    d.bins = (d.top >> d.k0) + 1;
-    d.count = sr::last_shift(d.top, d.k0, search) - d.k0 + 1;
-    d.scratch = scratch;
-    scratch += d.bins;
   }
-  VLEC_REQUIRE(scratch <= scratch_bound() && parts.size() == parts_, "wavelet shift candidates exceed their storage");
-  entries_ = scratch;
-  writes.add(d_candidates, host_, stream);
+  VLEC_REQUIRE(parts.size() == parts_, "wavelet shift candidates exceed their storage");
+  writes.add(d_candidates, shape_, stream);
   writes.add(d_parts, parts, stream);
-  wavelet_gpu::launch_shift_estimates(d_candidates, static_cast<uint32_t>(host_.size()), scratch, d_parts, d_tops,
-                                      d_hist, d_results, d_temp, temp_bytes, stream);
+}
+
+void GroupShifts::launch(wavelet_gpu::ShiftCandidate* d_candidates, const uint32_t* d_parts, const uint32_t* d_tops,
+                         const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
+                         wavelet_gpu::ShiftResult* d_results, cudaStream_t stream) const {
+  VLEC_REQUIRE(shape_.size() == sets_.size(), "the wavelet shift candidates were not uploaded");
+  wavelet_gpu::launch_shift_estimates(d_candidates, static_cast<uint32_t>(shape_.size()), d_parts, d_tops, d_hist,
+                                      wavelet::EncoderTuning{}.shift_search, d_results, d_temp, temp_bytes, stream);
+}
+
+void GroupShifts::add_reads(HostReads& reads, const wavelet_gpu::ShiftCandidate* d_candidates) {
+  reads.add(host_, d_candidates, sets_.size());
+}
+
+void GroupShifts::check_descriptors() const {
+  namespace sr = wavelet::shift_rule;
+  const unsigned search = wavelet::EncoderTuning{}.shift_search;
+  SAFETY_CHECK(host_.size() == shape_.size(), ErrorCode::cuda_error, "the wavelet shift candidates were not read back");
+  for (std::size_t i = 0; i < host_.size(); ++i) {
+    const wavelet_gpu::ShiftCandidate& c = host_[i];
+    const wavelet_gpu::ShiftCandidate& s = shape_[i];
+    const unsigned k0 = sr::smallest_shift(c.top);
+    SAFETY_CHECK(c.n == s.n && c.part_first == s.part_first && c.part_count == s.part_count && c.k0 == k0 &&
+                     c.bins == (c.top >> k0) + 1 && c.count == sr::last_shift(c.top, k0, search) - k0 + 1 &&
+                     c.scratch == i * uint64_t{wavelet_gpu::kHistBins},
+                 ErrorCode::cuda_error, "the GPU's description of wavelet shift candidate ", i,
+                 " does not match its shape (top ", c.top, ")");
+  }
 }
 
 wavelet::ValueStats GroupShifts::stats(unsigned plane, const std::vector<wavelet::Box>& boxes,
                                        const std::vector<wavelet_gpu::ShiftResult>& results) const {
   const auto it = index_.find(key_of(plane, boxes));
   VLEC_REQUIRE(it != index_.end() && it->second < results.size() && it->second < host_.size(),
-               "the wavelet writer asked for a group the GPU did not evaluate");
+               "the wavelet writer asked for a group the GPU did not evaluate (or its description was not read)");
   const wavelet_gpu::ShiftCandidate& c = host_[it->second];
   wavelet::ValueStats v;
   v.n = c.n;
@@ -283,7 +377,7 @@ wavelet_gpu::GroupHistogram GroupShifts::histogram_job(unsigned plane, const std
   VLEC_REQUIRE(shift >= c.k0 && shift - c.k0 < 32, "a wavelet group's shift ", shift, " below its smallest ", c.k0);
   wavelet_gpu::GroupHistogram h;
   h.out = out;
-  h.scratch = c.scratch;
+  h.candidate = static_cast<uint32_t>(it->second);
   h.bins = c.bins;
   h.j = shift - c.k0;
   h.alphabet = ((c.bins - 1) >> h.j) + 1;
@@ -297,8 +391,8 @@ void GroupShifts::enqueue_histograms(const std::vector<wavelet_gpu::GroupHistogr
   uint32_t widest = 0;
   for (const wavelet_gpu::GroupHistogram& h : jobs) widest = std::max(widest, h.alphabet);
   writes.add(d_jobs, jobs, stream);
-  wavelet_gpu::launch_group_histograms(d_jobs, static_cast<uint32_t>(jobs.size()), widest, entries_,
-                                       static_cast<uint32_t>(host_.size()), d_temp, stream);
+  wavelet_gpu::launch_group_histograms(d_jobs, static_cast<uint32_t>(jobs.size()), widest,
+                                       static_cast<uint32_t>(sets_.size()), d_temp, stream);
 }
 
 }  // namespace vlec::cuda

@@ -15,7 +15,10 @@
 // prefix sums (CUB), and sums the rule's per-bin terms for every shift at
 // once (one thread per 16 merged bins, each merged bin a difference of two
 // prefix sums; atomics across blocks); then one thread per candidate picks
-// the shift, ignoring the estimates after pick_shift()'s stop. Every term
+// the shift, ignoring the estimates after pick_shift()'s stop. The
+// candidates' tops, k0 and bins are taken on the GPU too, so the writer
+// enqueues all of this right behind the transform and reads the answers in
+// one wait (it read the tops in a wait of their own until session 33). Every term
 // is an integer, so the sums, and the answers, are the host's
 // (tests/test_gpu_wavelet_encode.cpp compares whole frames with the CPU
 // writer's; GpuShiftRule compares the answers with choose_shift()).
@@ -34,15 +37,18 @@
 
 namespace vlec::cuda {
 
+class HostReads;
 class HostWrites;
 
 namespace wavelet_gpu {
 
 // One group the writer may form: the union of `part_count` subband boxes
-// (their histogram slots at parts[part_first ...]).
+// (their histogram slots at parts[part_first ...]). The host fills n and
+// the parts; launch_shift_estimates fills in the rest on the GPU from the
+// boxes' tops.
 struct ShiftCandidate {
   uint64_t n = 0;          // coefficients
-  uint64_t scratch = 0;    // first entry of its merged histogram in the scratch array
+  uint64_t scratch = 0;    // first entry of its merged histogram in the scratch array (candidate * kHistBins)
   uint32_t part_first = 0, part_count = 0;
   uint32_t top = 0;        // largest zigzag value of the union
   uint32_t k0 = 0, bins = 0, count = 0;  // smallest shift, bins at k0, shifts to try (k0 .. k0 + count - 1)
@@ -53,16 +59,16 @@ struct ShiftResult {
   uint32_t pad = 0;
 };
 
-// Temporary storage of launch_shift_estimates for `candidates` candidates
-// of `entries` bins in all (sum of their `bins`) at most.
-std::size_t shift_estimates_temp_bytes(std::size_t entries, std::size_t candidates);
+// Temporary storage of launch_shift_estimates for `candidates` candidates.
+std::size_t shift_estimates_temp_bytes(std::size_t candidates);
 
-// results[c] = the shift rule over candidate c. Box slot s has its largest
-// zigzag value at tops[s] and its histogram at k0(tops[s]) at
-// hist[s * kHistBins]; candidate c's merged bins go to entries
-// [scratch, scratch + bins) of the `entries` the candidates use in all.
-void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, uint64_t entries, const uint32_t* parts,
-                            const uint32_t* tops, const unsigned long long* hist, ShiftResult* results, void* temp,
+// results[c] = the shift rule over candidate c, trying at most `search`
+// shifts above its k0. Box slot s has its largest zigzag value at tops[s]
+// and its histogram at k0(tops[s]) at hist[s * kHistBins]. The kernels
+// first complete each candidate's descriptor (top, k0, bins, count,
+// scratch) in place, so nothing here waits for the host.
+void launch_shift_estimates(ShiftCandidate* candidates, uint32_t count, const uint32_t* parts, const uint32_t* tops,
+                            const unsigned long long* hist, unsigned search, ShiftResult* results, void* temp,
                             std::size_t temp_bytes, cudaStream_t stream);
 
 // One group's symbol histogram, from its candidate's merged bins at k0 (the
@@ -72,13 +78,13 @@ void launch_shift_estimates(const ShiftCandidate* candidates, uint32_t count, ui
 // frames' codebooks are built from these, with no pass over the symbols.
 struct GroupHistogram {
   unsigned long long* out = nullptr;
-  uint64_t scratch = 0;  // the candidate's first merged bin
-  uint32_t bins = 0, j = 0, alphabet = 0, pad = 0;
+  uint32_t candidate = 0;  // the candidate's index in launch_shift_estimates
+  uint32_t bins = 0, j = 0, alphabet = 0;
 };
-// The jobs' histograms, after launch_shift_estimates with `entries` and
-// `candidates` on the same temp.
-void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint64_t entries,
-                             uint32_t candidates, const void* temp, cudaStream_t stream);
+// The jobs' histograms, after launch_shift_estimates with `candidates`
+// candidates on the same temp.
+void launch_group_histograms(const GroupHistogram* jobs, uint32_t count, uint32_t max_alphabet, uint32_t candidates,
+                             const void* temp, cudaStream_t stream);
 
 }  // namespace wavelet_gpu
 
@@ -91,37 +97,30 @@ class GroupShifts {
   GroupShifts(const wavelet::Subbands& sb, unsigned planes);
   std::size_t candidates() const { return sets_.size(); }
   std::size_t parts() const { return parts_; }
-  // Scratch entries any data may need (65,536 bins per candidate).
-  std::size_t scratch_bound() const;
   // Temporary storage of the kernels for any data.
   std::size_t temp_bytes() const;
 
-  // After the boxes' tops are known: the candidates' descriptors
-  // (`slot_of(plane, box)` gives a box's histogram slot, `tops` the host
-  // copy of the tops) are uploaded to `d_candidates` and `d_parts`, and the
-  // kernel enqueued, writing `d_results`.
+  // Two halves, neither waiting for the host. upload: the candidates'
+  // descriptors as the shape gives them (`slot_of(plane, box)` gives a
+  // box's histogram slot) to `d_candidates` and `d_parts`, which may be
+  // enqueued before the tops are counted; launch: the kernels, behind the
+  // work that writes `d_tops` and `d_hist`, writing `d_results`.
   template <typename SlotOf>
-  void enqueue(SlotOf&& slot_of, const std::vector<uint32_t>& tops, wavelet_gpu::ShiftCandidate* d_candidates,
-               uint32_t* d_parts, const uint32_t* d_tops, const unsigned long long* d_hist, void* d_temp,
-               std::size_t temp_bytes, wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
-    resolve_slots(slot_of);
-    enqueue(tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
-  }
-  // The same in two halves: the boxes' slots, which depend on the shape
-  // alone (the writer resolves them while the GPU counts the tops, not
-  // while it waits for the host), then the descriptors and the kernels.
-  template <typename SlotOf>
-  void resolve_slots(SlotOf&& slot_of) {
-    slots_.assign(sets_.size(), {});
+  void upload(SlotOf&& slot_of, wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts, HostWrites& writes,
+              cudaStream_t stream) {
+    std::vector<std::vector<uint32_t>> slots(sets_.size());
     for (std::size_t c = 0; c < sets_.size(); ++c)
-      for (const wavelet::Box& b : sets_[c].boxes) slots_[c].push_back(slot_of(sets_[c].plane, b));
+      for (const wavelet::Box& b : sets_[c].boxes) slots[c].push_back(slot_of(sets_[c].plane, b));
+    upload_slots(slots, d_candidates, d_parts, writes, stream);
   }
-  void enqueue(const std::vector<uint32_t>& tops, wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts,
-               const uint32_t* d_tops, const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
-               wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream) {
-    VLEC_REQUIRE(slots_.size() == sets_.size(), "the wavelet shift candidates' slots were not resolved");
-    enqueue_slots(slots_, tops, d_candidates, d_parts, d_tops, d_hist, d_temp, temp_bytes, d_results, writes, stream);
-  }
+  void launch(wavelet_gpu::ShiftCandidate* d_candidates, const uint32_t* d_parts, const uint32_t* d_tops,
+              const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
+              wavelet_gpu::ShiftResult* d_results, cudaStream_t stream) const;
+  // The read of the descriptors the GPU completed (with the results' read,
+  // in one wait), then their check against the shape: stats() and
+  // histogram_job() need both.
+  void add_reads(HostReads& reads, const wavelet_gpu::ShiftCandidate* d_candidates);
+  void check_descriptors() const;
 
   // After the wait: the statistics plan_encode asks for (n, top and the
   // shift rule's answer; no histogram), from the host copy of the results.
@@ -142,17 +141,14 @@ class GroupShifts {
     std::vector<wavelet::Box> boxes;
   };
   static BoxKey key_of(unsigned plane, const std::vector<wavelet::Box>& boxes);
-  void enqueue_slots(const std::vector<std::vector<uint32_t>>& slots, const std::vector<uint32_t>& tops,
-                     wavelet_gpu::ShiftCandidate* d_candidates, uint32_t* d_parts, const uint32_t* d_tops,
-                     const unsigned long long* d_hist, void* d_temp, std::size_t temp_bytes,
-                     wavelet_gpu::ShiftResult* d_results, HostWrites& writes, cudaStream_t stream);
+  void upload_slots(const std::vector<std::vector<uint32_t>>& slots, wavelet_gpu::ShiftCandidate* d_candidates,
+                    uint32_t* d_parts, HostWrites& writes, cudaStream_t stream);
 
   std::vector<Set> sets_;
-  std::vector<std::vector<uint32_t>> slots_;  // each set's boxes' histogram slots (resolve_slots)
   std::map<BoxKey, std::size_t> index_;
-  std::vector<wavelet_gpu::ShiftCandidate> host_;  // as enqueued (n, top)
+  std::vector<wavelet_gpu::ShiftCandidate> shape_;  // as enqueued (n, parts)
+  std::vector<wavelet_gpu::ShiftCandidate> host_;   // as the GPU completed them (add_reads)
   std::size_t parts_ = 0;
-  uint64_t entries_ = 0;  // merged bins of every candidate, as enqueued
 };
 
 }  // namespace vlec::cuda
