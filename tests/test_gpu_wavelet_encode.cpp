@@ -228,6 +228,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "shift rule enqueued after a wait for the statistics");
   }
   wg::shift_rule_behind_statistics = true;
+  wg::histograms_after_symbols_launch = false;  // the codebooks' histograms ahead of the symbols kernel
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "codebooks' histograms ahead of the symbols kernel");
+  }
+  wg::histograms_after_symbols_launch = true;
   wg::late_samples_checksum = false;  // the samples checksum beside the transform (read with the frames' sizes)
   for (bool big_endian : {false, true}) {
     WaveletOptions o;

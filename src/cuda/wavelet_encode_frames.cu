@@ -87,8 +87,8 @@ void WaveletEncodeRun::symbols() {
   // The groups' histograms from their statistics (GroupShifts' merged bins),
   // all in one launch: no histogram pass per group.
   given_hist_.assign(G, nullptr);
+  std::vector<wg::GroupHistogram> hist_jobs;
   if (wg::histograms_from_statistics) {
-    std::vector<wg::GroupHistogram> hist_jobs;
     auto* group_hist = reinterpret_cast<unsigned long long*>(t + L.group_hist);
     for (std::size_t g = 0; g < G; ++g) {
       if (counts_[g] == 0) continue;
@@ -99,10 +99,18 @@ void WaveletEncodeRun::symbols() {
                    ": its histogram's alphabet differs from its statistics'");
       given_hist_[g] = reinterpret_cast<const uint64_t*>(out);
     }
-    candidates_->enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
-                                   t + L.scratch, writes_, stream);
   }
-  const cudaEvent_t histograms_done = events_.record(stream);
+  early_books_ = wg::histograms_from_statistics && wg::codebooks_beside_symbols;
+  auto enqueue_histograms = [&](cudaStream_t on) {
+    candidates_->enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
+                                   t + L.scratch, writes_, on);
+    return events_.record(on);
+  };
+  // Built beside the symbols kernel, the codebooks' histograms go on a side
+  // stream after its launch, not ahead of it on the caller's stream (the
+  // shift rule's prefix sums they read are done: wait 2 synchronized it).
+  const bool late_histograms = early_books_ && wg::histograms_after_symbols_launch;
+  cudaEvent_t histograms_done = late_histograms ? nullptr : enqueue_histograms(stream);
   // Big-endian output hashes a swapped copy in the symbols' region: the
   // late checksum must be done with it (else it joins in frames()).
   if (hash_done_ && h_.big_endian) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
@@ -119,8 +127,9 @@ void WaveletEncodeRun::symbols() {
   // The codebooks (Huffman, as every group of a photograph turns out) on the
   // side streams while the symbols kernel runs: each is one block's
   // latency-bound work (30-100 us), which otherwise heads its frame's chain.
-  early_books_ = wg::histograms_from_statistics && wg::codebooks_beside_symbols;
   if (early_books_) {
+    // Side stream 1 (0 may still hold the late samples checksum).
+    if (late_histograms) histograms_done = enqueue_histograms(side_[std::min<std::size_t>(1, side_.size() - 1)]);
     for (std::size_t s = 0; s < used_; ++s) CUDA_CHECK(cudaStreamWaitEvent(side_[s], histograms_done, 0));
     on_side_streams([&](std::size_t g, cudaStream_t st) {
       encode_group_mark(&wg::EncodePhases::book_begin, g, st);
