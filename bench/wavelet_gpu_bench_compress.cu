@@ -105,7 +105,7 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
                  [] { cuda::encode_shared_table = false; }, [] { cuda::encode_shared_table = true; });
   timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
                  [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
-  timed_compress("the codebooks' histograms ahead of the symbols kernel", "after its launch, on a side stream",
+  timed_compress("the codebooks' histograms ahead of the symbols kernel", "prepared and derived after its launch",
                  [] { wg::histograms_after_symbols_launch = false; },
                  [] { wg::histograms_after_symbols_launch = true; });
   timed_compress("the shift rule enqueued after a wait for the statistics", "right behind them",

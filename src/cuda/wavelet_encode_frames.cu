@@ -63,6 +63,29 @@ void WaveletEncodeRun::symbols() {
   const cudaStream_t stream = stream_;
   const std::size_t G = G_;
   encode_phase(wg::kDecided, stream);
+  early_books_ = wg::histograms_from_statistics && wg::codebooks_beside_symbols;
+  // Built beside the symbols kernel, the codebooks' histograms are derived
+  // on a side stream after its launch, and the host prepares them after it
+  // too (~16 group lookups), so the kernel waits for neither after the
+  // decisions (the shift rule's prefix sums they read are done: wait 2
+  // synchronized the caller's stream).
+  const bool late_histograms = early_books_ && wg::histograms_after_symbols_launch;
+  auto launch_symbols_kernel = [&] {
+    // Big-endian output hashes a swapped copy in the symbols' region: the
+    // late checksum must be done with it (else it joins in frames()).
+    if (hash_done_ && h_.big_endian) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
+    const uint32_t sym_tile_count = wg::number_tiles(sym_boxes_.data(), sym_boxes_.size());
+    writes_.add(t + L.sym_boxes, sym_boxes_, stream);
+    writes_.add(t + L.groups, groups_, stream);
+    runs_ = reinterpret_cast<unsigned long long*>(t + L.runs);
+    CUDA_CHECK(cudaMemsetAsync(runs_, 0, 8 * G, stream));
+    if (low_used_) CUDA_CHECK(cudaMemsetAsync(t + L.low, 0, low_used_, stream));
+    wg::launch_symbols(geo_, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
+                       static_cast<uint32_t>(sym_boxes_.size()), sym_tile_count,
+                       reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs_,
+                       wg::mostly_row_tiles(sym_boxes_.data(), sym_boxes_.size()), stream);
+  };
+  if (late_histograms) launch_symbols_kernel();
   const std::size_t streams = std::clamp<std::size_t>(wg::encode_side_streams, 1, kSideStreams);
   side_.assign(side_streams().begin(), side_streams().begin() + streams);
   used_ = std::min<std::size_t>(side_.size(), G);
@@ -100,30 +123,13 @@ void WaveletEncodeRun::symbols() {
       given_hist_[g] = reinterpret_cast<const uint64_t*>(out);
     }
   }
-  early_books_ = wg::histograms_from_statistics && wg::codebooks_beside_symbols;
   auto enqueue_histograms = [&](cudaStream_t on) {
     candidates_->enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
                                    t + L.scratch, writes_, on);
     return events_.record(on);
   };
-  // Built beside the symbols kernel, the codebooks' histograms go on a side
-  // stream after its launch, not ahead of it on the caller's stream (the
-  // shift rule's prefix sums they read are done: wait 2 synchronized it).
-  const bool late_histograms = early_books_ && wg::histograms_after_symbols_launch;
   cudaEvent_t histograms_done = late_histograms ? nullptr : enqueue_histograms(stream);
-  // Big-endian output hashes a swapped copy in the symbols' region: the
-  // late checksum must be done with it (else it joins in frames()).
-  if (hash_done_ && h_.big_endian) CUDA_CHECK(cudaStreamWaitEvent(stream, hash_done_, 0));
-  const uint32_t sym_tile_count = wg::number_tiles(sym_boxes_.data(), sym_boxes_.size());
-  writes_.add(t + L.sym_boxes, sym_boxes_, stream);
-  writes_.add(t + L.groups, groups_, stream);
-  runs_ = reinterpret_cast<unsigned long long*>(t + L.runs);
-  CUDA_CHECK(cudaMemsetAsync(runs_, 0, 8 * G, stream));
-  if (low_used_) CUDA_CHECK(cudaMemsetAsync(t + L.low, 0, low_used_, stream));
-  wg::launch_symbols(geo_, reinterpret_cast<const wg::EncodeBox*>(t + L.sym_boxes),
-                     static_cast<uint32_t>(sym_boxes_.size()), sym_tile_count,
-                     reinterpret_cast<const wg::EncodeGroup*>(t + L.groups), runs_,
-                     wg::mostly_row_tiles(sym_boxes_.data(), sym_boxes_.size()), stream);
+  if (!late_histograms) launch_symbols_kernel();
   // The codebooks (Huffman, as every group of a photograph turns out) on the
   // side streams while the symbols kernel runs: each is one block's
   // latency-bound work (30-100 us), which otherwise heads its frame's chain.

@@ -113,9 +113,10 @@ extern bool tops_in_transform;
 // head of each group's frame (the benchmark compares).
 extern bool codebooks_beside_symbols;
 // With codebooks_beside_symbols: whether the codebooks' histograms are
-// derived on a side stream after the symbols kernel's launch (true, the
-// default since session 33), or on the caller's stream ahead of it (the
-// benchmark compares). The frame is the same. Not thread-safe.
+// prepared on the host and derived on a side stream after the symbols
+// kernel's launch (true, the default since session 33), or ahead of it on
+// the caller's stream (the benchmark compares). The frame is the same. Not
+// thread-safe.
 extern bool histograms_after_symbols_launch;
 // Whether the samples checksum and the finest levels' histograms run on side
 // streams beside the coarser levels of the transform (true, the default), or
