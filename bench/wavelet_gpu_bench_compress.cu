@@ -169,6 +169,40 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
     CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e));
     return ms;
   };
+  // Step 1's timeline (plane 0; ms after the compress's start event).
+  for (unsigned k = 0; k < wg::EncodePhases::kLevels; ++k)
+    for (cudaEvent_t* e : {&ph.level_end[k], &ph.early_end[k]}) CUDA_CHECK(cudaEventCreate(e));
+  CUDA_CHECK(cudaEventCreate(&ph.late_end));
+  device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  auto after_start = [&](cudaEvent_t e) {  // ms; negative where the event was not recorded
+    float ms = -1;
+    if (cudaEventElapsedTime(&ms, ph.gpu[wg::kStart], e) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ms = -1;
+    }
+    return ms;
+  };
+  std::printf("  step 1's timeline (ms after the start; plane 0): 5/3 levels done at");
+  for (unsigned k = 0; k < wg::EncodePhases::kLevels; ++k) {
+    const float ms = after_start(ph.level_end[k]);
+    if (ms >= 0) std::printf(" %.3f", ms);
+  }
+  std::printf("; early levels' histograms done at");
+  for (unsigned k = 0; k < wg::EncodePhases::kLevels; ++k) {
+    const float ms = after_start(ph.early_end[k]);
+    if (ms >= 0) std::printf(" %.3f", ms);
+  }
+  std::printf("; late list's histograms done at %.3f; step 1 enqueued (all joined) at %.3f; shift rule done at %.3f\n",
+              after_start(ph.late_end), after_start(ph.gpu[wg::kStatsEnqueued]),
+              after_start(ph.gpu[wg::kShiftsEnqueued]));
+  for (unsigned k = 0; k < wg::EncodePhases::kLevels; ++k)
+    for (cudaEvent_t* e : {&ph.level_end[k], &ph.early_end[k]}) {
+      CUDA_CHECK(cudaEventDestroy(*e));
+      *e = nullptr;
+    }
+  CUDA_CHECK(cudaEventDestroy(ph.late_end));
+  ph.late_end = nullptr;
   std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
               "kernel done at %.3f, frames joined at %.3f):",
               after_decisions(ph.gpu[wg::kSymbolsEnqueued]), after_decisions(ph.gpu[wg::kFramesEnqueued]));

@@ -201,12 +201,18 @@ void WaveletEncodeRun::statistics() {
   auto forward = [&](const void* samples, DwtSample type, unsigned p) {
     std::vector<cudaEvent_t> level_done(h_.levels, nullptr);
     for (unsigned k = 0; k < early_levels; ++k) level_done[k] = events_.make();
+    wg::EncodePhases* const ph = p == 0 ? wg::encode_phases : nullptr;  // the benchmark's step-1 timeline
+    if (ph)
+      for (unsigned k = 0; k < std::min(h_.levels, wg::EncodePhases::kLevels); ++k)
+        if (ph->level_end[k]) level_done[k] = ph->level_end[k];
     cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h_.levels, status_ + kStatusDwt + p, t + L.dwt,
                        L.dwt_bytes, stream, wg::dwt_tuning, band_tops.empty() ? nullptr : band_tops[p].data(),
                        level_done.data());
     for (unsigned k = 0; k < early_levels; ++k) {  // plane p's level k + 1
       CUDA_CHECK(cudaStreamWaitEvent(early_stream, level_done[k], 0));
       histogram(p * early_levels + k, early_stream);
+      if (ph && k < wg::EncodePhases::kLevels && ph->early_end[k])
+        CUDA_CHECK(cudaEventRecord(ph->early_end[k], early_stream));
     }
   };
   if (im_.planes == 1) {
@@ -220,6 +226,8 @@ void WaveletEncodeRun::statistics() {
   if (band_tops.empty())
     wg::launch_tops(geo_, stat_boxes, static_cast<uint32_t>(stat_list.size()), list_tiles[late_list], tops, stream);
   histogram(late_list, stream);
+  if (wg::encode_phases && wg::encode_phases->late_end)
+    CUDA_CHECK(cudaEventRecord(wg::encode_phases->late_end, stream));
   if (overlap) {
     if (!late_hash) CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(hash_stream), 0));
     CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(early_stream), 0));

@@ -194,6 +194,12 @@ struct EncodePhases {
   unsigned stream_of[kGroups] = {};  // the side stream each group went to
   uint64_t count[kGroups] = {};      // its symbols
   unsigned groups = 0;               // groups of the last compress
+  // Step 1 of plane 0, if the caller created them: recorded after each 5/3
+  // level (on the caller's stream), after each early level's histograms
+  // (on their side stream) and after the late list's (on the caller's).
+  static constexpr unsigned kLevels = 8;
+  cudaEvent_t level_end[kLevels] = {}, early_end[kLevels] = {};
+  cudaEvent_t late_end = nullptr;
 };
 extern EncodePhases* encode_phases;
 
