@@ -243,10 +243,6 @@ void WaveletEncodeRun::statistics() {
     hash_done_ = events_.record(hash_stream);
   };
   if (late_hash && !wg::shift_rule_behind_statistics) enqueue_late_hash();
-  // The shift rule of every group the writer may form, on the GPU, right
-  // behind the statistics: the candidates depend on the shape alone, and
-  // the kernels take their tops on the device, so the host enqueues them
-  // while the GPU transforms and waits once, for the answers.
   encode_phase(wg::kStatsEnqueued, stream);
   std::vector<uint64_t> st;
   if (!wg::shift_rule_behind_statistics) {  // the old wait 1 (it read the tops too), for the benchmark
@@ -255,9 +251,12 @@ void WaveletEncodeRun::statistics() {
     first.wait(stream);
   }
   encode_phase(wg::kStatsRead, stream);  // right after kStatsEnqueued by default: no wait 1 since session 33
-  // Every group the writer may form and its boxes' slots depend on the
+  // The shift rule of every group the writer may form, on the GPU, right
+  // behind the statistics. The groups and their boxes' slots depend on the
   // shape alone: found while the GPU works, and uploaded beside step 1 on a
-  // side stream (not on the caller's, between step 1 and the rule).
+  // side stream (not on the caller's, between step 1 and the rule); the
+  // kernels take the tops on the device, so the host waits once, for the
+  // answers.
   candidates_.emplace(sb_, im_.planes);
   auto* d_candidates = reinterpret_cast<wg::ShiftCandidate*>(t + L.candidates_at);
   auto* d_parts = reinterpret_cast<uint32_t*>(t + L.parts_at);

@@ -11,15 +11,16 @@
 // host, 2.3 ms of a 512 x 512 u16 image's 3.8 ms compress, plus 0.6 ms to
 // copy the bins. The candidates are known from the shape alone (each level
 // whole or split, the merged coarse groups), so the GPU merges each one's
-// subbands' histograms at the group's k0 (one thread a bin), takes their
-// prefix sums (CUB), and sums the rule's per-bin terms for every shift at
-// once (one thread per 16 merged bins, each merged bin a difference of two
-// prefix sums; atomics across blocks); then one thread per candidate picks
-// the shift, ignoring the estimates after pick_shift()'s stop. The
-// candidates' tops, k0 and bins are taken on the GPU too, so the writer
-// enqueues all of this right behind the transform and reads the answers in
-// one wait (it read the tops in a wait of their own until session 33). Every term
-// is an integer, so the sums, and the answers, are the host's
+// subbands' histograms at the group's k0 (one thread a bin) with their
+// prefix sums (a block scan per 1,024 bins), and sums the rule's per-bin
+// terms for every shift at once (one thread per 16 merged bins, each merged
+// bin a difference of two prefix sums; atomics across blocks); the
+// candidate's last block picks the shift, ignoring the estimates after
+// pick_shift()'s stop. The candidates' tops, k0 and bins are taken on the
+// GPU too, so the writer enqueues all of this right behind the transform
+// and reads the answers in one wait (it read the tops in a wait of their
+// own until session 33). Every term is an integer, so the sums, and the
+// answers, are the host's
 // (tests/test_gpu_wavelet_encode.cpp compares whole frames with the CPU
 // writer's; GpuShiftRule compares the answers with choose_shift()).
 #pragma once
