@@ -16,8 +16,8 @@
 // wavelet_encode_kernels.hpp, encode_phases), its frame compared byte for
 // byte with the CPU writer's, and decoded again on the GPU.
 //
-//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--symbols-walk]
-//                     [--tops-any-registers] [image.pgm ...]
+//   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--compress-only]
+//                     [--symbols-walk] [--tops-any-registers] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
 // that kernel; cuda::wavelet_gpu::symbols_row_tiles); --tops-any-registers
@@ -25,6 +25,7 @@
 // The decoder's settings alternated with its defaults are in
 // wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
 //
+// --compress-only measures only the GPU writer (bench/wavelet_gpu_bench.hpp).
 // --profile runs, per input, two warm-ups and then one GPU compress or
 // decompress between cudaProfilerStart and cudaProfilerStop, and nothing
 // else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
@@ -159,6 +160,17 @@ void run(const Input& in, std::size_t size, int repeat, cudaStream_t stream) {
               size, size, frame.size(), double(bytes) / frame.size(), 1e3 * cpu_compress_s, n / cpu_compress_s / 1e9);
   if (!profile_op.empty()) {
     profile_one(in, im, frame, stream);
+    return;
+  }
+  if (bench::compress_only) {
+    DeviceBuffer<uint8_t> d_a(bytes), d_b(bytes);
+    CUDA_CHECK(cudaMemcpy(d_a.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
+    const float copy_ms = bench::median_ms(repeat, stream, [&] {
+      CUDA_CHECK(cudaMemcpyAsync(d_b.get(), d_a.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    });
+    std::printf("  device copy of the same %zu bytes: %.3f ms, %.1f GB/s (read + write), %.1f GS/s\n", bytes, copy_ms,
+                2 * bytes / copy_ms / 1e6, n / copy_ms / 1e6);
+    run_compress(in, im, frame, copy_ms, repeat, stream);
     return;
   }
   t0 = std::chrono::steady_clock::now();
@@ -463,6 +475,7 @@ int main(int argc, char** argv) {
     if (a == "--size" && i + 1 < argc) size = std::stoul(argv[++i]);
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
     else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
+    else if (a == "--compress-only") bench::compress_only = true;
     else if (a == "--symbols-walk") cuda::wavelet_gpu::symbols_row_tiles = false;  // (for profiling the other kernel)
     else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
     else files.push_back(a);

@@ -17,6 +17,11 @@ struct Input {
   std::vector<uint16_t> samples;  // size x size, host order
 };
 
+// --compress-only: the CPU writer's frame, the device copy and the GPU
+// writer's median, steps and timelines, without the decoder's figures or the
+// writer's alternated settings (for comparing two builds in one call).
+extern bool compress_only;
+
 // The GPU writer (device::wavelet_compress, device to device) on `in`:
 // median after warm-up beside the device copy's `copy_ms`, its frame
 // against the CPU writer's `frame`, the writer's settings alternated with

@@ -24,37 +24,22 @@ namespace vlec::bench {
 
 using cuda::DeviceBuffer;
 
-void run_compress(const Input& in, const WaveletImage& im, const std::vector<uint8_t>& frame, float copy_ms,
-                  int repeat, cudaStream_t stream) {
-  const std::size_t n = im.samples(), bytes = 2 * n;
-  DeviceBuffer<uint8_t> d_out(bytes);
-  std::vector<uint8_t> gpu_out(bytes);
-  DeviceBuffer<uint8_t> d_samples(bytes);
-  CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
-  const std::size_t cap = device::wavelet_compress_capacity(im, 0);
-  const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
-  DeviceBuffer<uint8_t> d_gframe(cap), d_etemp(etemp);
+bool compress_only = false;
+
+namespace {
+
+namespace wg = cuda::wavelet_gpu;
+
+// The writer under another setting against the defaults, runs of the two
+// alternated (bench::paired_median_ms): medians, and whether the setting's
+// frame is still the CPU writer's.
+void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const std::vector<uint8_t>& frame,
+                        uint8_t* d_gframe, std::size_t cap, uint8_t* d_etemp, std::size_t etemp, int repeat,
+                        cudaStream_t stream) {
   std::size_t gbytes = 0;
-  const float enc_ms = bench::median_ms(repeat, stream, [&] {
-    gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
-  });
-  std::vector<uint8_t> gframe(gbytes);
-  CUDA_CHECK(cudaMemcpy(gframe.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
-  std::size_t diff = 0;
-  while (diff < std::min(gframe.size(), frame.size()) && gframe[diff] == frame[diff]) ++diff;
-  const bool same = gframe == frame;
-  std::printf("  GPU compress: %.3f ms, %.1f GS/s (%.1f GB/s of samples), %.3f of the copy's speed; temp %.0f MiB; "
-              "frame %zu bytes, %s the CPU writer's",
-              enc_ms, n / enc_ms / 1e6, bytes / enc_ms / 1e6, copy_ms / enc_ms, etemp / 1048576.0, gbytes,
-              same ? "==" : "!=");
-  if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
-  std::printf("\n");
-  // The writer under another setting against the defaults, runs of the
-  // two alternated (bench::paired_median_ms): medians, and whether the
-  // setting's frame is still the CPU writer's.
   auto timed_compress = [&](const char* what, const char* against, auto&& set, auto&& reset) {
     auto once = [&] {
-      gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+      gbytes = device::wavelet_compress(d_samples, im, d_gframe, cap, d_etemp, etemp, stream);
     };
     const auto [base_ms, ms] = bench::paired_median_ms(repeat, stream, once, [&] {
       set();
@@ -65,11 +50,10 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
     once();
     reset();
     std::vector<uint8_t> out(gbytes);
-    CUDA_CHECK(cudaMemcpy(out.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(out.data(), d_gframe, gbytes, cudaMemcpyDeviceToHost));
     std::printf("  GPU compress with %s: %.3f ms (%s, alternated with it: %.3f ms), frame %s the CPU writer's\n",
                 what, ms, against, base_ms, out == frame ? "==" : "!=");
   };
-  namespace wg = cuda::wavelet_gpu;
   timed_compress("a frame a group on the side streams", "every group's frame in one batch",
                  [] { wg::batched_frames = false; }, [] { wg::batched_frames = true; });
   timed_compress("a frame a group on the side streams, enqueued from one host thread", "one batch",
@@ -108,6 +92,8 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
   timed_compress("the codebooks' histograms ahead of the symbols kernel", "prepared and derived after its launch",
                  [] { wg::histograms_after_symbols_launch = false; },
                  [] { wg::histograms_after_symbols_launch = true; });
+  timed_compress("a codebook launch a group, on the side streams", "one launch a block shape",
+                 [] { wg::batched_codebooks = false; }, [] { wg::batched_codebooks = true; });
   timed_compress("the shift rule enqueued after a wait for the statistics", "right behind them",
                  [] { wg::shift_rule_behind_statistics = false; }, [] { wg::shift_rule_behind_statistics = true; });
   timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",
@@ -130,6 +116,37 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
   timed_compress("the samples checksum a block of loads at a time", "8 blocks",
                  [] { cuda::checksum_blocks_in_flight = 1; },
                  [] { cuda::checksum_blocks_in_flight = cuda::kBlocksInFlight; });
+}
+
+}  // namespace
+
+void run_compress(const Input& in, const WaveletImage& im, const std::vector<uint8_t>& frame, float copy_ms,
+                  int repeat, cudaStream_t stream) {
+  const std::size_t n = im.samples(), bytes = 2 * n;
+  DeviceBuffer<uint8_t> d_out(bytes);
+  std::vector<uint8_t> gpu_out(bytes);
+  DeviceBuffer<uint8_t> d_samples(bytes);
+  CUDA_CHECK(cudaMemcpy(d_samples.get(), in.samples.data(), bytes, cudaMemcpyHostToDevice));
+  const std::size_t cap = device::wavelet_compress_capacity(im, 0);
+  const std::size_t etemp = device::wavelet_compress_temp_bytes(im);
+  DeviceBuffer<uint8_t> d_gframe(cap), d_etemp(etemp);
+  std::size_t gbytes = 0;
+  const float enc_ms = bench::median_ms(repeat, stream, [&] {
+    gbytes = device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
+  });
+  std::vector<uint8_t> gframe(gbytes);
+  CUDA_CHECK(cudaMemcpy(gframe.data(), d_gframe.get(), gbytes, cudaMemcpyDeviceToHost));
+  std::size_t diff = 0;
+  while (diff < std::min(gframe.size(), frame.size()) && gframe[diff] == frame[diff]) ++diff;
+  const bool same = gframe == frame;
+  std::printf("  GPU compress: %.3f ms, %.1f GS/s (%.1f GB/s of samples), %.3f of the copy's speed; temp %.0f MiB; "
+              "frame %zu bytes, %s the CPU writer's",
+              enc_ms, n / enc_ms / 1e6, bytes / enc_ms / 1e6, copy_ms / enc_ms, etemp / 1048576.0, gbytes,
+              same ? "==" : "!=");
+  if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
+  std::printf("\n");
+  if (!compress_only)
+    alternate_settings(d_samples.get(), im, frame, d_gframe.get(), cap, d_etemp.get(), etemp, repeat, stream);
   // The encoder's steps: host time between its points, and the GPU's
   // span of each step's work (events at the points; cuda/
   // wavelet_encode_kernels.hpp, EncodePoint); medians.

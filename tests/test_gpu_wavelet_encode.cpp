@@ -163,7 +163,8 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
 // with histograms from the statistics (the default) or counted over the
 // symbols, with the subband tops taken by the transform (the default) or by
 // their own pass, with the codebooks built beside the symbols kernel (the
-// default) or with the frames, with the checksum and level 1's histograms
+// default) or with the frames, in one launch a block shape (the default) or
+// a launch each, with the checksum and level 1's histograms
 // beside the coarser levels (the default) or in order, write the same
 // frame: three planes at six levels make 40-odd groups, each with its own
 // frame temp.
@@ -235,6 +236,15 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "codebooks' histograms ahead of the symbols kernel");
   }
   wg::histograms_after_symbols_launch = true;
+  wg::batched_codebooks = false;  // a launch a codebook, on the side streams
+  for (bool threaded : {true, false}) {
+    wg::threaded_frame_enqueue = threaded;
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, std::string("a codebook launch a group, ") + (threaded ? "threaded" : "one thread"));
+  }
+  wg::threaded_frame_enqueue = true;
+  wg::batched_codebooks = true;
   wg::late_samples_checksum = false;  // the samples checksum beside the transform (read with the frames' sizes)
   for (bool big_endian : {false, true}) {
     WaveletOptions o;

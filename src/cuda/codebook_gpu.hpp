@@ -19,6 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 namespace vlec::cuda {
 
@@ -50,6 +52,29 @@ void build_codebook_device(const uint64_t* d_hist, uint32_t alphabet_capacity, u
                            void* d_temp, std::size_t temp_bytes, const DeviceCodebookOut& out,
                            cudaStream_t stream);
 
+// One codebook of a batch (build_codebooks_device).
+struct CodebookJob {
+  const uint64_t* hist;   // [capacity] u64 counts on the device
+  uint32_t capacity;      // 1..codebook_batch_capacity
+  uint32_t length_limit;  // 0 = the automatic policy; otherwise 1..24
+  DeviceCodebookOut out;
+};
+// The largest capacity a batch takes (8,192: one block a codebook).
+uint32_t codebook_batch_capacity();
+// Device bytes build_codebooks_device needs for `count` jobs' descriptors.
+std::size_t codebook_jobs_bytes(std::size_t count);
+// Every job's codebook, exactly as build_codebook_device builds it, in one
+// launch per block shape (up to four, shape i on streams[i % size]): the
+// caller's host thread enqueues a dozen codebooks in a few microseconds
+// where a launch each took ~5-10. d_jobs: codebook_jobs_bytes(jobs.size())
+// bytes on the device, 16-byte aligned; `upload` copies each shape's
+// descriptors there on that shape's stream, before its launch (e.g.
+// HostWrites::add_bytes). Throws vlec::Error for a capacity above
+// codebook_batch_capacity() or a bad limit, before enqueueing anything.
+void build_codebooks_device(
+    const std::vector<CodebookJob>& jobs, void* d_jobs, std::size_t jobs_bytes,
+    const std::function<void(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)>& upload,
+    const std::vector<cudaStream_t>& streams);
 // Diagnostics: while set, every build_codebook_device call has its kernel's
 // block 0 record, at the end of each stage (0 start, 1 counts in, 2 sorted,
 // 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done) and

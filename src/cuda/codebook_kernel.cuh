@@ -58,11 +58,14 @@ namespace {
 
 // ---- the kernel ---------------------------------------------------------------
 
+// The codebook of one histogram, by the calling block (or cluster): the
+// body of codebook_kernel (one codebook a launch) and of
+// codebook_batch_kernel (a block a codebook).
 template <int NT, int ITEMS, bool kCluster>
-__global__ void __launch_bounds__(NT, 1)
-    codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
-                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
-                    uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
+__device__ __forceinline__ void codebook_body(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit,
+                                              const DeviceCodebookOut& out, const Temp& tmp, uint64_t* stamps,
+                                              uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
+                                              uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
   using L = Smem<NT, ITEMS, kCluster>;
   constexpr uint32_t S = L::S, NW = L::NW;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -502,6 +505,26 @@ __global__ void __launch_bounds__(NT, 1)
   if (peers.rank == 0 && tid == 0) write_header(out, error, n, s_maxlen, s_groups, m);
   stamp(stamps, 7);
   if constexpr (kCluster) peers.sync();  // no block leaves while another may read its shared memory
+}
+
+template <int NT, int ITEMS, bool kCluster>
+__global__ void __launch_bounds__(NT, 1)
+    codebook_kernel(const uint64_t* hist, uint32_t cap, uint32_t fixed_limit, DeviceCodebookOut out, Temp tmp,
+                    uint64_t* stamps, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
+                    uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
+  codebook_body<NT, ITEMS, kCluster>(hist, cap, fixed_limit, out, tmp, stamps, staged_sort, serial_all, warp_tail,
+                                     run_after, sort_network, wide_digits);
+}
+
+// Many codebooks of one single-block shape in one launch, block b building
+// jobs[b] (build_codebooks_device): a launch where each took one.
+template <int NT, int ITEMS>
+__global__ void __launch_bounds__(NT, 1)
+    codebook_batch_kernel(const CodebookJob* jobs, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
+                          uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
+  const CodebookJob j = jobs[blockIdx.x];
+  codebook_body<NT, ITEMS, false>(j.hist, j.capacity, j.length_limit, j.out, Temp{}, nullptr, staged_sort,
+                                  serial_all, warp_tail, run_after, sort_network, wide_digits);
 }
 
 }  // namespace

@@ -234,6 +234,16 @@ void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, vo
   device::codebook_stage(st, nullptr, elements, o, d_hist, stream);
 }
 
+std::optional<CodebookJob> codebook_job_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp,
+                                                       std::size_t temp_bytes, const device::CompressOptions& o,
+                                                       uint32_t alphabet) {
+  VLEC_REQUIRE(alphabet >= 1 && d_hist != nullptr, "a histogram of at least one symbol");
+  VLEC_REQUIRE(o.codec == Codec::huffman, "a given histogram makes a Huffman frame");
+  const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
+  if (st.cap > codebook_batch_capacity()) return std::nullopt;
+  return CodebookJob{d_hist, st.cap, o.max_code_length, st.book()};
+}
+
 void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                                 uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
                                 cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet) {

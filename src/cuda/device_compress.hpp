@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "cuda/codebook_gpu.hpp"
 #include "cuda/frame_device.hpp"
 #include "vlec/device.hpp"
 
@@ -46,6 +47,12 @@ void compress_with_histogram(const void* d_in, uint64_t elements, const uint64_t
 // builds its groups' codebooks while its symbols kernel still runs.
 void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp, std::size_t temp_bytes,
                                    cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+// build_codebook_from_histogram's codebook as a job of build_codebooks_device
+// (codebook_gpu.hpp: many codebooks in a few launches from one host thread);
+// none where its capacity is above a batch's.
+std::optional<CodebookJob> codebook_job_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp,
+                                                       std::size_t temp_bytes, const device::CompressOptions& o,
+                                                       uint32_t alphabet);
 void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                                 uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
                                 cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);

@@ -87,6 +87,7 @@ bool wavelet_gpu::batched_frames = true;
 bool wavelet_gpu::late_samples_checksum = true;
 bool wavelet_gpu::shift_rule_behind_statistics = true;
 bool wavelet_gpu::histograms_after_symbols_launch = true;
+bool wavelet_gpu::batched_codebooks = true;
 
 namespace wg = wavelet_gpu;
 

@@ -137,13 +137,55 @@ void WaveletEncodeRun::symbols() {
     // Side stream 1 (0 may still hold the late samples checksum).
     if (late_histograms) histograms_done = enqueue_histograms(side_[std::min<std::size_t>(1, side_.size() - 1)]);
     for (std::size_t s = 0; s < used_; ++s) CUDA_CHECK(cudaStreamWaitEvent(side_[s], histograms_done, 0));
-    on_side_streams([&](std::size_t g, cudaStream_t st) {
-      encode_group_mark(&wg::EncodePhases::book_begin, g, st);
-      if (given_hist_[g])
-        build_codebook_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g], temp_bytes_of_[g],
-                                      st, frame_options(Codec::huffman, types_[g]), alphabet_of(g));
-      encode_group_mark(&wg::EncodePhases::book_end, g, st);
-    });
+    // Batched: every codebook of up to 8,192 symbols by a launch per block
+    // shape, from this thread. A thread per side stream and a launch a
+    // codebook put the last codebook's start 0.09-0.24 ms after the
+    // decisions, past the symbols kernel's end (H200, session 34).
+    std::vector<bool> batched(G, false);
+    if (wg::batched_codebooks && used_ > 0) {
+      std::vector<CodebookJob> jobs;
+      for (std::size_t g = 0; g < G; ++g) {
+        if (!given_hist_[g]) continue;
+        const std::optional<CodebookJob> job =
+            codebook_job_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g], temp_bytes_of_[g],
+                                        frame_options(Codec::huffman, types_[g]), alphabet_of(g));
+        if (!job) continue;
+        jobs.push_back(*job);
+        batched[g] = true;
+      }
+      SAFETY_CHECK(codebook_jobs_bytes(jobs.size()) <= L.book_jobs_bytes, ErrorCode::cuda_error,
+                   "wavelet codebook batch of ", jobs.size(), " jobs");
+      // A block shape a side stream: 1 to 4 (0 may hold the late checksum).
+      std::vector<cudaStream_t> books;
+      for (std::size_t s = 1; s <= 4; ++s) books.push_back(side_[s % used_]);
+      for (std::size_t g = 0; g < G; ++g)
+        if (batched[g]) encode_group_mark(&wg::EncodePhases::book_begin, g, books[0]);
+      build_codebooks_device(
+          jobs, t + L.book_jobs, L.book_jobs_bytes,
+          [&](void* dst, const void* src, std::size_t bytes, cudaStream_t on) {
+            writes_.add_bytes(dst, src, bytes, on);
+          },
+          books);
+      // Every side stream after every shape's launch (a group's frame off
+      // the batch goes to its own side stream): side stream 0 joins the
+      // shapes' streams, the others wait for it.
+      for (std::size_t s = 1; s < std::min<std::size_t>(5, used_); ++s)
+        CUDA_CHECK(cudaStreamWaitEvent(side_[0], events_.record(side_[s]), 0));
+      for (std::size_t g = 0; g < G; ++g)
+        if (batched[g]) encode_group_mark(&wg::EncodePhases::book_end, g, side_[0]);
+      const cudaEvent_t books_done = events_.record(side_[0]);
+      for (std::size_t s = 1; s < used_; ++s) CUDA_CHECK(cudaStreamWaitEvent(side_[s], books_done, 0));
+    }
+    if (std::count(batched.begin(), batched.end(), false) > 0)
+      on_side_streams([&](std::size_t g, cudaStream_t st) {
+        if (batched[g]) return;
+        encode_group_mark(&wg::EncodePhases::book_begin, g, st);
+        if (given_hist_[g])
+          build_codebook_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g],
+                                        temp_bytes_of_[g], st, frame_options(Codec::huffman, types_[g]),
+                                        alphabet_of(g));
+        encode_group_mark(&wg::EncodePhases::book_end, g, st);
+      });
   }
   encode_phase(wg::kSymbolsEnqueued, stream);
 }

@@ -118,6 +118,13 @@ extern bool codebooks_beside_symbols;
 // the caller's stream (the benchmark compares). The frame is the same. Not
 // thread-safe.
 extern bool histograms_after_symbols_launch;
+// With codebooks_beside_symbols: whether the groups' codebooks of up to
+// 8,192 symbols are built by one launch per block shape from the calling
+// thread (true, the default since session 34: build_codebooks_device), or
+// by a launch each, on the side streams, enqueued from a host thread per
+// side stream (the benchmark and a test compare). The frame is the same.
+// Not thread-safe.
+extern bool batched_codebooks;
 // Whether the samples checksum and the finest levels' histograms run on side
 // streams beside the coarser levels of the transform (true, the default), or
 // all in order on the caller's stream (the benchmark compares).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "cuda/codebook_gpu.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/frame_device.hpp"
 #include "dwt/dwt53.hpp"
@@ -158,6 +159,8 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.copy_temp = take(L.copy_temp_bytes);
   L.group_hist = take(8 * std::size_t{wg::kHistBins} * L.max_groups);  // a histogram a group
   L.hist_jobs = take(sizeof(wg::GroupHistogram) * L.max_groups);
+  L.book_jobs_bytes = codebook_jobs_bytes(L.max_groups);
+  L.book_jobs = take(L.book_jobs_bytes);
   L.frame_batch_bytes = frame_batch_bytes(L.max_groups);
   L.frame_batch = take(L.frame_batch_bytes);
   L.total = at;

@@ -14,6 +14,7 @@
 
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_tiles.cuh"
+#include "wavelet/low_bits_quad.hpp"
 
 namespace vlec::cuda::wavelet_gpu::encode_tiles {
 
@@ -34,7 +35,7 @@ struct TileOut {
 // bits ORed into the tile's shared words as up to four words: one value at a
 // time, a warp's 32 values of 1-bit low parts went as 32 atomics on one
 // shared word. local: the quad's first value's index in the tile (a
-// multiple of 4).
+// multiple of 4); z[m] is 0 for m >= count.
 __device__ __forceinline__ void put_quad(const TileOut& o, uint32_t local, const uint32_t (&z)[4], unsigned count,
                                          uint32_t before, uint32_t& starts) {
   uint32_t s[4];
@@ -55,23 +56,17 @@ __device__ __forceinline__ void put_quad(const TileOut& o, uint32_t local, const
     }
   }
   if (!o.k) return;
-  // The quad's 4k low bits, from bit `off` of word w: four words at most (4 * 24 + 31 < 128).
+  // The quad's 4k low bits, from bit `off` of word w: four words at most
+  // (wavelet/low_bits_quad.hpp; the values past the tile's end are 0).
   const uint32_t bit = o.bit0 + local * o.k, w = bit / 32, off = bit % 32;
-  uint32_t acc[4] = {0, 0, 0, 0};
+  const ::vlec::wavelet::QuadLowWords q = ::vlec::wavelet::quad_low_words(z, o.k, o.mask, off);
+  // One shared-window address for the four ORs: at the kernel's 48-register
+  // cap, atomicOr on the generic pointer rebuilt the window's base (S2UR of
+  // the CTA id and three uniform instructions) for every word.
+  const uint32_t at = static_cast<uint32_t>(__cvta_generic_to_shared(o.words + w));
 #pragma unroll
-  for (unsigned m = 0; m < 4; ++m) {
-    const uint32_t low = m < count ? z[m] & o.mask : 0;
-    const uint32_t at = off + m * o.k, aw = at / 32, ab = at % 32;
-    const uint32_t part0 = low << ab, part1 = ab ? static_cast<uint32_t>(uint64_t{low} >> (32 - ab)) : 0;
-#pragma unroll
-    for (unsigned q = 0; q < 4; ++q) {
-      acc[q] |= q == aw ? part0 : 0;
-      acc[q] |= q == aw + 1 ? part1 : 0;
-    }
-  }
-#pragma unroll
-  for (unsigned q = 0; q < 4; ++q)
-    if (acc[q]) atomicOr(&o.words[w + q], acc[q]);
+  for (unsigned i = 0; i < 4; ++i)
+    if (q.words[i]) asm volatile("red.shared.or.b32 [%0], %1;" ::"r"(at + 4 * i), "r"(q.words[i]) : "memory");
 }
 
 // A tile walked a quad at a time (any box, any tile): each quad's position
