@@ -17,10 +17,11 @@
 // byte with the CPU writer's, and decoded again on the GPU.
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--compress-only]
-//                     [--symbols-walk] [--tops-any-registers] [image.pgm ...]
+//                     [--symbols-walk] [--symbols-block-tiles N] [--tops-any-registers] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
-// that kernel; cuda::wavelet_gpu::symbols_row_tiles); --tops-any-registers
+// that kernel; cuda::wavelet_gpu::symbols_row_tiles), --symbols-block-tiles
+// sets its tiles a block (symbols_block_tiles); --tops-any-registers
 // builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks).
 // The decoder's settings alternated with its defaults are in
 // wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
@@ -477,6 +478,8 @@ int main(int argc, char** argv) {
     else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
     else if (a == "--compress-only") bench::compress_only = true;
     else if (a == "--symbols-walk") cuda::wavelet_gpu::symbols_row_tiles = false;  // (for profiling the other kernel)
+    else if (a == "--symbols-block-tiles" && i + 1 < argc)
+      cuda::wavelet_gpu::symbols_block_tiles = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
     else files.push_back(a);
   }

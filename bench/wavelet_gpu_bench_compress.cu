@@ -83,6 +83,12 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  [&] { wg::early_histogram_levels = early; });
   timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
                  [] { wg::symbols_row_tiles = true; });
+  const unsigned block_tiles = wg::symbols_block_tiles;
+  const std::string tiles_above = std::to_string(block_tiles) + " tiles a block";
+  timed_compress("a symbols block a tile", tiles_above.c_str(), [] { wg::symbols_block_tiles = 1; },
+                 [&] { wg::symbols_block_tiles = block_tiles; });
+  timed_compress("a symbols block 8 tiles", tiles_above.c_str(), [] { wg::symbols_block_tiles = 8; },
+                 [&] { wg::symbols_block_tiles = block_tiles; });
   timed_compress("the encoder's words across ranges completed by lookahead rows", "by a fix-up after a barrier",
                  [] { cuda::encode_boundary_fix_up = false; }, [] { cuda::encode_boundary_fix_up = true; });
   timed_compress("u16 codes looked up where the global table may be read", "from shared memory alone",

@@ -361,7 +361,9 @@ TEST(GpuWaveletEncode, LargeImages) {
 }
 
 // The symbols kernel's straight path for whole tiles inside one row of
-// their box, against the walk of every tile: images 4,096 wide (level 0's
+// their box, against the walk of every tile, its blocks taking 4 tiles (the
+// default), 1 or 3 (runs of a box's tiles, blocks spanning boxes and
+// groups): images 4,096 wide (level 0's
 // box and level 1's four have rows of whole 2,048-value tiles) and 4,100
 // wide (no box has), smooth and noisy (low bits below the symbols), u8 and
 // u16, one plane and three (RCT), a container prefix (a frame's symbols
@@ -383,14 +385,18 @@ TEST(GpuWaveletEncode, SymbolsOfWholeRowTiles) {
           o.levels = levels;
           o.colour_transform = planes == 3;
           if (levels == 1) o.container_prefix = {1, 2, 3};
-          for (bool row_tiles : {true, false}) {
-            cuda::wavelet_gpu::symbols_row_tiles = row_tiles;
-            const std::string how = row_tiles ? "row tiles straight" : "every tile walked";
-            check_case(smooth, im, o, "smooth, " + how);
-            check_case(rough, im, o, "noise, " + how);
-            cases += 2;
-          }
+          for (bool row_tiles : {true, false})
+            for (unsigned block_tiles : {4u, 1u, 3u}) {
+              cuda::wavelet_gpu::symbols_row_tiles = row_tiles;
+              cuda::wavelet_gpu::symbols_block_tiles = block_tiles;
+              const std::string how = std::string(row_tiles ? "row tiles straight" : "every tile walked") + ", " +
+                                      std::to_string(block_tiles) + " tiles a block";
+              check_case(smooth, im, o, "smooth, " + how);
+              check_case(rough, im, o, "noise, " + how);
+              cases += 2;
+            }
           cuda::wavelet_gpu::symbols_row_tiles = true;
+          cuda::wavelet_gpu::symbols_block_tiles = 4;
         }
       }
   std::cout << cases << " frames written on the GPU" << std::endl;

@@ -15,6 +15,7 @@
 namespace vlec::cuda::wavelet_gpu {
 
 bool symbols_row_tiles = true;
+unsigned symbols_block_tiles = 4;
 bool histogram_tiles_by_list = true;
 
 namespace {
@@ -266,53 +267,92 @@ __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGe
 // 263 us the walk alone, 207 us with RowTiles (276 us at 60 registers, 4
 // blocks an SM). (TileValues' all-loads-first form took 100 registers here
 // and ran slower: 0.37 -> 0.50 ms for u16 8192^2.)
+// The symbols kernel's tile, in shared memory: thread 0 advances it (a
+// TileCursor's steps), the block reads it. Held in registers across the
+// block's tiles, the box's fields spilled (48-register cap).
+struct SymbolsTile {
+  EncodeBox b;
+  EncodeTile tile;
+  BoxWalk w;
+  EncodeGroup grp;
+  uint64_t row_at;  // the tile's first coefficient's array index
+  uint32_t next_box_tile;
+};
+
 template <bool RowTiles>
 __global__ void __launch_bounds__(kEncodeThreads, 5)
-    symbols_kernel(PlaneGeometry g, const EncodeBox* boxes, uint32_t box_count, const EncodeGroup* groups,
-                   unsigned long long* runs) {
+    symbols_kernel(PlaneGeometry g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
+                   uint32_t block_tiles, const EncodeGroup* groups, unsigned long long* runs) {
   using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
   __shared__ typename Reduce::TempStorage scratch;
   __shared__ uint32_t words[kTileWords];
-  const EncodeTile tile = tile_at(boxes, box_count, blockIdx.x);
-  const EncodeBox b = boxes[tile.box];
-  const EncodeGroup grp = groups[b.group];
-  const unsigned k = grp.shift;
-  const uint64_t first = b.dest + tile.start;  // group index of the tile's first value
-  // The tile's low bits: [first * k, (first + count) * k), words w0 .. w_end - 1.
-  const uint64_t bit_begin = first * k, bit_end = (first + tile.count) * k;
-  const uint64_t w0 = bit_begin / 32;
-  const uint32_t nwords = static_cast<uint32_t>((bit_end + 31) / 32 - w0);
-  if (k) {
-    for (uint32_t w = threadIdx.x; w < nwords; w += kEncodeThreads) words[w] = 0;
-    __syncthreads();
+  __shared__ SymbolsTile s;
+  // The block's tiles, one after another: a run of one box's tiles needs its
+  // box, fields and position found once, and the low-bit words are zeroed
+  // as they are flushed (all zero between tiles); the run starts are summed
+  // over the block's tiles of one group.
+  const uint32_t first = blockIdx.x * block_tiles, end = min(tile_count, first + block_tiles);
+  for (uint32_t w = threadIdx.x; w < kTileWords; w += kEncodeThreads) words[w] = 0;
+  uint32_t group = ~0u, starts = 0;  // (block-uniform group)
+  for (uint32_t ti = first; ti < end; ++ti) {
+    if (threadIdx.x == 0) {  // the tile, its box and group (the others read them after the barrier)
+      if (ti != first && ti < s.next_box_tile) {
+        s.tile.start += kTileValues;
+        s.tile.count = static_cast<uint32_t>(min(uint64_t{kTileValues}, s.b.n - s.tile.start));
+        s.w.advance(s.b, kTileValues);
+      } else {
+        s.tile = tile_at(boxes, box_count, ti);
+        s.b = boxes[s.tile.box];
+        s.next_box_tile = s.tile.box + 1 < box_count ? boxes[s.tile.box + 1].tile0 : ~0u;
+        s.w = BoxWalk(s.b, s.tile.start);
+        if (ti == first || s.b.group != group) s.grp = groups[s.b.group];
+      }
+      s.row_at = s.w.index(g, s.b);
+    }
+    __syncthreads();  // A: the tile is read; the last tile's words are flushed
+    if (s.b.group != group) {  // uniform across the block
+      if (group != ~0u) {
+        const uint32_t sum = Reduce(scratch).Sum(starts);
+        if (threadIdx.x == 0 && sum) atomicAdd(&runs[group], static_cast<unsigned long long>(sum));
+        starts = 0;  // (scratch is next used after barrier B)
+      }
+      group = s.b.group;
+    }
+    const EncodeTile tile = s.tile;
+    const EncodeGroup grp = s.grp;
+    const unsigned k = grp.shift;
+    const uint64_t first_value = s.b.dest + tile.start;  // group index of the tile's first value
+    // The tile's low bits: [first_value * k, (first_value + count) * k), words w0 .. w_end - 1.
+    const uint64_t bit_begin = first_value * k, bit_end = (first_value + tile.count) * k;
+    const uint64_t w0 = bit_begin / 32;
+    const uint32_t nwords = static_cast<uint32_t>((bit_end + 31) / 32 - w0);
+    const TileOut out{grp.symbols + grp.width * first_value, words, grp.width, k, k ? (1u << k) - 1 : 0,
+                      static_cast<uint32_t>(bit_begin % 32), first_value % 4 == 0};
+    if constexpr (RowTiles) {
+      const uint64_t row_at = s.row_at, x = s.w.x;
+      if (tile.count == kTileValues && x + kTileValues <= s.b.nx && row_at % 4 == 0 && out.aligned)
+        row_tile(g, s.b, tile, row_at, x, out, starts);  // (uniform across the block)
+      else
+        walk_tile(g, s.b, tile, out, starts);
+    } else {
+      walk_tile(g, s.b, tile, out, starts);
+    }
+    __syncthreads();  // B: the tile's words are complete, and s is read
+    if (!k) continue;
+    // Words wholly inside the tile's bits belong to it alone: plain stores.
+    // The first and last may hold bits of the neighbouring tiles: OR them in.
+    for (uint32_t w = threadIdx.x; w < nwords; w += kEncodeThreads) {
+      const uint64_t word_begin = (w0 + w) * 32;
+      const uint32_t v = words[w];
+      words[w] = 0;
+      if (word_begin >= bit_begin && word_begin + 32 <= bit_end)
+        grp.low[w0 + w] = v;
+      else if (v)
+        atomicOr(&grp.low[w0 + w], v);
+    }
   }
-  const TileOut out{grp.symbols + grp.width * first, words, grp.width, k, k ? (1u << k) - 1 : 0,
-                    static_cast<uint32_t>(bit_begin % 32), first % 4 == 0};
-  uint32_t starts = 0;
-  if constexpr (RowTiles) {
-    const BoxWalk at_start(b, tile.start);
-    const uint64_t row_at = at_start.index(g, b);  // the tile's first coefficient
-    if (tile.count == kTileValues && at_start.x + kTileValues <= b.nx && row_at % 4 == 0 && out.aligned)
-      row_tile(g, b, tile, row_at, at_start.x, out, starts);  // (uniform across the block)
-    else
-      walk_tile(g, b, tile, out, starts);
-  } else {
-    walk_tile(g, b, tile, out, starts);
-  }
-  const uint32_t tile_starts = Reduce(scratch).Sum(starts);
-  if (threadIdx.x == 0 && tile_starts) atomicAdd(&runs[b.group], static_cast<unsigned long long>(tile_starts));
-  if (!k) return;
-  __syncthreads();
-  // Words wholly inside the tile's bits belong to it alone: plain stores.
-  // The first and last may hold bits of the neighbouring tiles: OR them in.
-  for (uint32_t w = threadIdx.x; w < nwords; w += kEncodeThreads) {
-    const uint64_t word_begin = (w0 + w) * 32;
-    const uint32_t v = words[w];
-    if (word_begin >= bit_begin && word_begin + 32 <= bit_end)
-      grp.low[w0 + w] = v;
-    else if (v)
-      atomicOr(&grp.low[w0 + w], v);
-  }
+  const uint32_t sum = Reduce(scratch).Sum(starts);
+  if (threadIdx.x == 0 && sum) atomicAdd(&runs[group], static_cast<unsigned long long>(sum));
 }
 
 unsigned grid_for(uint64_t items) {
@@ -399,10 +439,14 @@ bool mostly_row_tiles(const EncodeBox* boxes, std::size_t count) {
 void launch_symbols(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                     const EncodeGroup* groups, unsigned long long* runs, bool row_tiles, cudaStream_t stream) {
   if (tile_count == 0) return;
+  const uint32_t per_block = std::max(1u, symbols_block_tiles);
+  const uint32_t blocks = (tile_count + per_block - 1) / per_block;
   if (row_tiles)
-    symbols_kernel<true><<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, box_count, groups, runs);
+    symbols_kernel<true><<<blocks, kEncodeThreads, 0, stream>>>(g, boxes, box_count, tile_count, per_block, groups,
+                                                                runs);
   else
-    symbols_kernel<false><<<tile_count, kEncodeThreads, 0, stream>>>(g, boxes, box_count, groups, runs);
+    symbols_kernel<false><<<blocks, kEncodeThreads, 0, stream>>>(g, boxes, box_count, tile_count, per_block, groups,
+                                                                 runs);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -92,6 +92,12 @@ bool mostly_row_tiles(const EncodeBox* boxes, std::size_t count);
 // of the tiles) or walks every tile (the benchmark and a test compare). Not
 // thread-safe.
 extern bool symbols_row_tiles;
+// Consecutive tiles a block of the symbols kernel takes (4 by default since
+// session 34; at least 1): a run of one box's tiles needs its box, fields
+// and position found once, where a block a tile spent about half the
+// kernel's instructions on finding them (Nsight Compute, H200). The
+// benchmark and a test compare. Not thread-safe.
+extern unsigned symbols_block_tiles;
 
 // Whether the writer enqueues its groups' embedded frames from a host thread
 // per side stream (true, the default) or from the calling thread alone (the
