@@ -245,22 +245,20 @@ void build_codebooks_device(
                    reinterpret_cast<uintptr_t>(d_jobs) % 16 == 0,
                "a batch of ", jobs.size(), " codebooks needs ", codebook_jobs_bytes(jobs.size()),
                " bytes of descriptors, 16-byte aligned");
+  for (const CodebookJob& j : jobs) {  // every job checked before anything is enqueued
+    VLEC_REQUIRE(j.hist != nullptr && j.capacity >= 1 && j.capacity <= kBlockCapacity, "a batched codebook of ",
+                 j.capacity, " symbols (1 to ", kBlockCapacity, ")");
+    VLEC_REQUIRE(j.length_limit <= kMaxLen, "code length limit ", j.length_limit,
+                 " is above the format's maximum of ", kMaxLen);
+    VLEC_REQUIRE(reinterpret_cast<uintptr_t>(j.out.serialized) % 4 == 0, "serialized output must be 4-byte aligned");
+  }
   // The jobs ordered by block shape, so that each shape's launch takes a run of them.
   std::vector<CodebookJob> ordered;
   ordered.reserve(jobs.size());
   std::size_t count[4] = {};
   for (unsigned c = 0; c < 4; ++c)
-    for (const CodebookJob& j : jobs) {
-      VLEC_REQUIRE(j.hist != nullptr && j.capacity >= 1 && j.capacity <= kBlockCapacity, "a batched codebook of ",
-                   j.capacity, " symbols (1 to ", kBlockCapacity, ")");
-      VLEC_REQUIRE(j.length_limit <= kMaxLen, "code length limit ", j.length_limit,
-                   " is above the format's maximum of ", kMaxLen);
-      VLEC_REQUIRE(reinterpret_cast<uintptr_t>(j.out.serialized) % 4 == 0,
-                   "serialized output must be 4-byte aligned");
-      if (batch_class(j.capacity) != c) continue;
-      ordered.push_back(j);
-      ++count[c];
-    }
+    for (const CodebookJob& j : jobs)
+      if (batch_class(j.capacity) == c) ordered.push_back(j), ++count[c];
   CodebookJob* const d = static_cast<CodebookJob*>(d_jobs);
   std::size_t first = 0;
   unsigned shape = 0;  // the shapes with jobs, numbered for their streams
