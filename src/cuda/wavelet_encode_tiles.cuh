@@ -175,8 +175,7 @@ __device__ inline BoxBins box_bins(uint32_t top) {
 // one step of the walk), where a search over the boxes, the box's fields
 // and two divisions a tile had cost the wide histogram kernel, two values a
 // thread a tile, most of its ~140 instructions a warp's value (Nsight
-// Compute, hdr_room16). `at(ti)` for ti = first, first + 1, ... Without
-// tops (nullptr), bb is left 0.
+// Compute, hdr_room16). `at(ti)` for ti = first, first + 1, ...
 struct TileCursor {
   const EncodeBox* boxes;
   uint32_t box_count;
@@ -196,7 +195,7 @@ struct TileCursor {
     } else {
       tile = tile_at(boxes, box_count, next);
       b = boxes[tile.box];
-      if (tops) bb = box_bins(tops[b.slot]);  // (the symbols kernel has no tops)
+      bb = box_bins(tops[b.slot]);
       next_box_tile = tile.box + 1 < box_count ? boxes[tile.box + 1].tile0 : ~0u;
       w = BoxWalk(b, tile.start);
     }
