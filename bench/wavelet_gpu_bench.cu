@@ -17,16 +17,21 @@
 // byte with the CPU writer's, and decoded again on the GPU.
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--compress-only]
-//                     [--symbols-walk] [--symbols-block-tiles N] [--tops-any-registers] [image.pgm ...]
+//                     [--symbols-walk] [--symbols-block-tiles N] [--tops-any-registers]
+//                     [--histogram-tile-by-tile] [--alternate TEXT] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
 // that kernel; cuda::wavelet_gpu::symbols_row_tiles), --symbols-block-tiles
 // sets its tiles a block (symbols_block_tiles); --tops-any-registers
-// builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks).
+// builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks);
+// --histogram-tile-by-tile loads the narrow histogram kernel's tiles one at a
+// time (histogram_tile_pairs).
 // The decoder's settings alternated with its defaults are in
 // wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
 //
-// --compress-only measures only the GPU writer (bench/wavelet_gpu_bench.hpp).
+// --compress-only measures only the GPU writer (bench/wavelet_gpu_bench.hpp);
+// --alternate TEXT alternates only the writer's settings whose description
+// holds TEXT (with --compress-only too).
 // --profile runs, per input, two warm-ups and then one GPU compress or
 // decompress between cudaProfilerStart and cudaProfilerStop, and nothing
 // else on the GPU: for `ncu --profile-from-start off` (kernel by kernel).
@@ -477,10 +482,12 @@ int main(int argc, char** argv) {
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
     else if (a == "--profile" && i + 1 < argc) profile_op = argv[++i];
     else if (a == "--compress-only") bench::compress_only = true;
+    else if (a == "--alternate" && i + 1 < argc) bench::alternate_only = argv[++i];
     else if (a == "--symbols-walk") cuda::wavelet_gpu::symbols_row_tiles = false;  // (for profiling the other kernel)
     else if (a == "--symbols-block-tiles" && i + 1 < argc)
       cuda::wavelet_gpu::symbols_block_tiles = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
+    else if (a == "--histogram-tile-by-tile") cuda::wavelet_gpu::histogram_tile_pairs = false;  // (profiling)
     else files.push_back(a);
   }
   if (!profile_op.empty() && profile_op != "compress" && profile_op != "decompress") {

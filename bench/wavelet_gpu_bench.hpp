@@ -21,6 +21,9 @@ struct Input {
 // writer's median, steps and timelines, without the decoder's figures or the
 // writer's alternated settings (for comparing two builds in one call).
 extern bool compress_only;
+// Only the writer's alternated settings whose description holds this text
+// (all where empty; with compress_only, none where empty).
+extern std::string alternate_only;
 
 // The GPU writer (device::wavelet_compress, device to device) on `in`:
 // median after warm-up beside the device copy's `copy_ms`, its frame

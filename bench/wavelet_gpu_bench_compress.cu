@@ -25,6 +25,7 @@ namespace vlec::bench {
 using cuda::DeviceBuffer;
 
 bool compress_only = false;
+std::string alternate_only;
 
 namespace {
 
@@ -38,6 +39,7 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                         cudaStream_t stream) {
   std::size_t gbytes = 0;
   auto timed_compress = [&](const char* what, const char* against, auto&& set, auto&& reset) {
+    if (!alternate_only.empty() && std::string(what).find(alternate_only) == std::string::npos) return;
     auto once = [&] {
       gbytes = device::wavelet_compress(d_samples, im, d_gframe, cap, d_etemp, etemp, stream);
     };
@@ -108,6 +110,8 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  [] { wg::histogram_tiles_by_list = false; }, [] { wg::histogram_tiles_by_list = true; });
   timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                  [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+  timed_compress("the narrow histogram tile by tile", "two tiles of a row loaded at once",
+                 [] { wg::histogram_tile_pairs = false; }, [] { wg::histogram_tile_pairs = true; });
   timed_compress("the host's reads a copy a piece", "one batch a wait",
                  [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
   timed_compress("side streams at the default priority", "at the greatest",
@@ -151,7 +155,7 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
               same ? "==" : "!=");
   if (!same) std::printf(" (first difference at byte %zu of %zu)", diff, frame.size());
   std::printf("\n");
-  if (!compress_only)
+  if (!compress_only || !alternate_only.empty())
     alternate_settings(d_samples.get(), im, frame, d_gframe.get(), cap, d_etemp.get(), etemp, repeat, stream);
   // The encoder's steps: host time between its points, and the GPU's
   // span of each step's work (events at the points; cuda/

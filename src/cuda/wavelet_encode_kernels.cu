@@ -17,6 +17,7 @@ namespace vlec::cuda::wavelet_gpu {
 bool symbols_row_tiles = true;
 unsigned symbols_block_tiles = 4;
 bool histogram_tiles_by_list = true;
+bool histogram_tile_pairs = true;
 
 namespace {
 
@@ -150,10 +151,20 @@ struct FlushCounts {  // 32-bit counters, one a bin
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 // (Four blocks an SM: the cursor's fields took it to 70 registers, three.)
+// With `pairs`, a tile and the next in one row of their box are loaded
+// together (four 16-byte loads a thread) before either is counted: a tile's
+// two loads a thread were all a thread had in flight, a third of the
+// kernel's stall samples waiting on them (Nsight Compute, session 34).
+// Level 1's histogram of u16 8192^2, H200, Nsight Compute, alternated twice:
+// MR slice 90.4-91.0 -> 73.5 us, smooth image 95.6-98.1 -> 83.1-83.5.
+// (Pairs of tiles each in a row of its own, level 2's at 8192^2, the second
+// tile's position stepped between the two tiles' loads, took the kernel
+// from 88 to 136 bytes of spills and ran slower on level 1 too: MR 95-96
+// -> 101-102 us, smooth 102-103 -> 110-111.)
 __global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
                                                                    const uint32_t* tops, unsigned long long* hist,
-                                                                   uint32_t block_tiles) {
+                                                                   uint32_t block_tiles, bool pairs) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * block_tiles, end = min(tile_count, first + block_tiles);
@@ -172,6 +183,24 @@ __global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeome
       continue;
     }
     counts.open(cur.tile.box, bb.bins, out);
+    const uint64_t at0 = cur.w.index(g, b);
+    if (pairs && ti + 1 < end && ti + 1 < cur.next_box_tile && cur.w.x + 2 * kTileValues <= b.nx &&
+        at0 % 4 == 0) {
+      // This tile and the next, in one row of the box: four 16-byte loads a
+      // thread before any value is counted.
+      static_assert(2 * kTileValues == 16 * kEncodeThreads, "a pair of tiles is four int4 a thread");
+      const int4* const q = reinterpret_cast<const int4*>(g.coeffs + at0) + threadIdx.x;
+      int4 x[4];
+#pragma unroll
+      for (unsigned i = 0; i < 4; ++i) x[i] = q[i * kEncodeThreads];
+#pragma unroll
+      for (unsigned i = 0; i < 4; ++i) {
+        atomicAdd(&shared[zigzag(x[i].x) >> bb.k], 1u), atomicAdd(&shared[zigzag(x[i].y) >> bb.k], 1u);
+        atomicAdd(&shared[zigzag(x[i].z) >> bb.k], 1u), atomicAdd(&shared[zigzag(x[i].w) >> bb.k], 1u);
+      }
+      cur.at(++ti);
+      continue;
+    }
     const TileValues<kEncodeThreads> v(g, b, cur.tile, cur.w);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
@@ -266,27 +295,25 @@ __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGe
 // compiled, in 48 registers unspilled. Nsight Compute, smooth u16 8192^2:
 // 263 us the walk alone, 207 us with RowTiles (276 us at 60 registers, 4
 // blocks an SM). (TileValues' all-loads-first form took 100 registers here
-// and ran slower: 0.37 -> 0.50 ms for u16 8192^2.)
-// The symbols kernel's tile, in shared memory: thread 0 advances it (a
-// TileCursor's steps), the block reads it. Held in registers across the
-// block's tiles, the box's fields spilled (48-register cap).
-struct SymbolsTile {
-  EncodeBox b;
-  EncodeTile tile;
-  BoxWalk w;
-  EncodeGroup grp;
-  uint64_t row_at;  // the tile's first coefficient's array index
-  uint32_t next_box_tile;
-};
-
+// and ran slower: 0.37 -> 0.50 ms for u16 8192^2.) Since session 34 (4
+// tiles a block, the tile in shared memory) it runs at 6 blocks an SM, 40
+// registers: 27 spill stores (a handful in the straight path), and 3-4 %
+// faster than at 5 blocks and 48 registers all the same (H200, ncu, two builds
+// alternated twice: hdr_room16 162.1 -> 156.5-157.3 us, MR 136.0 ->
+// 131.6-132.0, smooth 142.8-143.4 -> 137.6-137.7).
 template <bool RowTiles>
-__global__ void __launch_bounds__(kEncodeThreads, 5)
+__global__ void __launch_bounds__(kEncodeThreads, 6)
     symbols_kernel(PlaneGeometry g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
                    uint32_t block_tiles, const EncodeGroup* groups, unsigned long long* runs) {
   using Reduce = cub::BlockReduce<uint32_t, kEncodeThreads>;
   __shared__ typename Reduce::TempStorage scratch;
   __shared__ uint32_t words[kTileWords];
-  __shared__ SymbolsTile s;
+  // The tile, its group and its first coefficient's array index, found by
+  // thread 0 and read by the block. (Held in every thread's registers
+  // across the block's tiles, the box's fields spilled at the register cap.)
+  __shared__ TileRun s;
+  __shared__ EncodeGroup s_grp;
+  __shared__ uint64_t s_row_at;
   // The block's tiles, one after another: a run of one box's tiles needs its
   // box, fields and position found once, and the low-bit words are zeroed
   // as they are flushed (all zero between tiles); the run starts are summed
@@ -296,18 +323,8 @@ __global__ void __launch_bounds__(kEncodeThreads, 5)
   uint32_t group = ~0u, starts = 0;  // (block-uniform group)
   for (uint32_t ti = first; ti < end; ++ti) {
     if (threadIdx.x == 0) {  // the tile, its box and group (the others read them after the barrier)
-      if (ti != first && ti < s.next_box_tile) {
-        s.tile.start += kTileValues;
-        s.tile.count = static_cast<uint32_t>(min(uint64_t{kTileValues}, s.b.n - s.tile.start));
-        s.w.advance(s.b, kTileValues);
-      } else {
-        s.tile = tile_at(boxes, box_count, ti);
-        s.b = boxes[s.tile.box];
-        s.next_box_tile = s.tile.box + 1 < box_count ? boxes[s.tile.box + 1].tile0 : ~0u;
-        s.w = BoxWalk(s.b, s.tile.start);
-        if (ti == first || s.b.group != group) s.grp = groups[s.b.group];
-      }
-      s.row_at = s.w.index(g, s.b);
+      if (s.at(boxes, box_count, ti, ti != first)) s_grp = groups[s.b.group];
+      s_row_at = s.w.index(g, s.b);
     }
     __syncthreads();  // A: the tile is read; the last tile's words are flushed
     if (s.b.group != group) {  // uniform across the block
@@ -319,7 +336,7 @@ __global__ void __launch_bounds__(kEncodeThreads, 5)
       group = s.b.group;
     }
     const EncodeTile tile = s.tile;
-    const EncodeGroup grp = s.grp;
+    const EncodeGroup grp = s_grp;
     const unsigned k = grp.shift;
     const uint64_t first_value = s.b.dest + tile.start;  // group index of the tile's first value
     // The tile's low bits: [first_value * k, (first_value + count) * k), words w0 .. w_end - 1.
@@ -329,7 +346,7 @@ __global__ void __launch_bounds__(kEncodeThreads, 5)
     const TileOut out{grp.symbols + grp.width * first_value, words, grp.width, k, k ? (1u << k) - 1 : 0,
                       static_cast<uint32_t>(bit_begin % 32), first_value % 4 == 0};
     if constexpr (RowTiles) {
-      const uint64_t row_at = s.row_at, x = s.w.x;
+      const uint64_t row_at = s_row_at, x = s.w.x;
       if (tile.count == kTileValues && x + kTileValues <= s.b.nx && row_at % 4 == 0 && out.aligned)
         row_tile(g, s.b, tile, row_at, x, out, starts);  // (uniform across the block)
       else
@@ -422,7 +439,7 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   const uint32_t block_tiles =
       histogram_tiles_by_list ? std::clamp<uint32_t>((tile_count + per_sm - 1) / per_sm, 1, kBlockTiles) : kBlockTiles;
   histogram_kernel<<<(tile_count + block_tiles - 1) / block_tiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, box_count, tile_count, tops, hist, block_tiles);
+      g, boxes, box_count, tile_count, tops, hist, block_tiles, histogram_tile_pairs);
   CUDA_CHECK(cudaGetLastError());
 }
 

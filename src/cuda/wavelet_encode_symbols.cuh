@@ -60,7 +60,7 @@ __device__ __forceinline__ void put_quad(const TileOut& o, uint32_t local, const
   // (wavelet/low_bits_quad.hpp; the values past the tile's end are 0).
   const uint32_t bit = o.bit0 + local * o.k, w = bit / 32, off = bit % 32;
   const ::vlec::wavelet::QuadLowWords q = ::vlec::wavelet::quad_low_words(z, o.k, o.mask, off);
-  // One shared-window address for the four ORs: at the kernel's 48-register
+  // One shared-window address for the four ORs: at the kernel's register
   // cap, atomicOr on the generic pointer rebuilt the window's base (S2UR of
   // the CTA id and three uniform instructions) for every word.
   const uint32_t at = static_cast<uint32_t>(__cvta_generic_to_shared(o.words + w));

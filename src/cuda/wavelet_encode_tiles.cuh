@@ -3,7 +3,7 @@
 // plane's boxes (subbands, in coefficient order) are cut into tiles of
 // kTileValues; a kernel's block takes consecutive tiles. Why it is fast:
 // a tile's box is found by a binary search over a few dozen boxes (or, for
-// the next tile of a run, not at all: TileCursor), a position by 32-bit
+// the next tile of a run, not at all: TileRun, TileCursor), a position by 32-bit
 // divisions once and then by steps of the block's stride (BoxWalk), and a
 // tile inside one row of its box is read with vector loads (TileValues).
 // nvcc only; included by wavelet_encode_kernels.cu alone.
@@ -124,7 +124,7 @@ struct TileValues {
   __device__ bool valid(unsigned i) const { return (mask >> i) & 1; }
   __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile)
       : TileValues(g, b, tile, BoxWalk(b, tile.start)) {}
-  // w0: the position of the tile's first coefficient (TileCursor keeps it).
+  // w0: the position of the tile's first coefficient (TileRun keeps it).
   __device__ TileValues(const PlaneGeometry& g, const EncodeBox& b, const EncodeTile& tile, const BoxWalk& w0) {
     const uint32_t t = threadIdx.x;
     const uint64_t at0 = w0.index(g, b);
@@ -169,36 +169,47 @@ __device__ inline BoxBins box_bins(uint32_t top) {
   return {k, (top >> k) + 1};
 }
 
-// A block's consecutive tiles, every thread holding the same cursor: the
-// box, its bins and the walk's position are found once for a run of tiles of
-// one box (a tile's start is the last one's plus kTileValues, its position
-// one step of the walk), where a search over the boxes, the box's fields
-// and two divisions a tile had cost the wide histogram kernel, two values a
-// thread a tile, most of its ~140 instructions a warp's value (Nsight
-// Compute, hdr_room16). `at(ti)` for ti = first, first + 1, ...
-struct TileCursor {
-  const EncodeBox* boxes;
-  uint32_t box_count;
-  const uint32_t* tops;
-  uint32_t ti = ~0u, next_box_tile = 0;  // tiles below next_box_tile are the box's
+// A run of one box's tiles: the box and the walk's position are found once
+// for the run (a tile's start is the last one's plus kTileValues, its
+// position one step of the walk), where a search over the boxes, the box's
+// fields and two divisions a tile had cost the wide histogram kernel, two
+// values a thread a tile, most of its ~140 instructions a warp's value
+// (Nsight Compute, hdr_room16). Plain data: the symbols kernel keeps one in
+// shared memory, advanced by one thread.
+struct TileRun {
   EncodeTile tile;
   EncodeBox b;
-  BoxBins bb{0, 0};
   BoxWalk w;
-  __device__ TileCursor(const EncodeBox* bx, uint32_t count, const uint32_t* box_tops)
-      : boxes(bx), box_count(count), tops(box_tops) {}
-  __device__ void at(uint32_t next) {
-    if (ti != ~0u && next == ti + 1 && next < next_box_tile) {  // uniform across the block
+  uint32_t next_box_tile = 0;  // tiles below next_box_tile are the box's
+  // Tile `next`; `follows`: it is the one after the tile `at` gave last.
+  // Returns whether the box was found (not stepped within).
+  __device__ bool at(const EncodeBox* boxes, uint32_t box_count, uint32_t next, bool follows) {
+    if (follows && next < next_box_tile) {  // uniform across the block
       tile.start += kTileValues;
       tile.count = static_cast<uint32_t>(min(uint64_t{kTileValues}, b.n - tile.start));
       w.advance(b, kTileValues);
-    } else {
-      tile = tile_at(boxes, box_count, next);
-      b = boxes[tile.box];
-      bb = box_bins(tops[b.slot]);
-      next_box_tile = tile.box + 1 < box_count ? boxes[tile.box + 1].tile0 : ~0u;
-      w = BoxWalk(b, tile.start);
+      return false;
     }
+    tile = tile_at(boxes, box_count, next);
+    b = boxes[tile.box];
+    next_box_tile = tile.box + 1 < box_count ? boxes[tile.box + 1].tile0 : ~0u;
+    w = BoxWalk(b, tile.start);
+    return true;
+  }
+};
+
+// A block's consecutive tiles, every thread holding the same cursor: a
+// TileRun and the box's bins. `at(ti)` for ti = first, first + 1, ...
+struct TileCursor : TileRun {
+  const EncodeBox* boxes;
+  uint32_t box_count;
+  const uint32_t* tops;
+  uint32_t ti = ~0u;
+  BoxBins bb{0, 0};
+  __device__ TileCursor(const EncodeBox* bx, uint32_t count, const uint32_t* box_tops)
+      : boxes(bx), box_count(count), tops(box_tops) {}
+  __device__ void at(uint32_t next) {
+    if (TileRun::at(boxes, box_count, next, ti != ~0u && next == ti + 1)) bb = box_bins(tops[b.slot]);
     ti = next;
   }
 };
