@@ -18,14 +18,15 @@
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--compress-only]
 //                     [--symbols-walk] [--symbols-block-tiles N] [--tops-any-registers]
-//                     [--histogram-tile-by-tile] [--alternate TEXT] [image.pgm ...]
+//                     [--histogram-tile-by-tile] [--cub-payload-copy] [--alternate TEXT] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
 // that kernel; cuda::wavelet_gpu::symbols_row_tiles), --symbols-block-tiles
 // sets its tiles a block (symbols_block_tiles); --tops-any-registers
 // builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks);
 // --histogram-tile-by-tile loads the narrow histogram kernel's tiles one at a
-// time (histogram_tile_pairs).
+// time (histogram_tile_pairs); --cub-payload-copy copies the payload by
+// cub::DeviceMemcpy::Batched (hand_payload_copy).
 // The decoder's settings alternated with its defaults are in
 // wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
 //
@@ -59,6 +60,7 @@
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
 #include "cuda/wavelet_kernels.hpp"
+#include "cuda/wavelet_payload_copy.hpp"
 #include "format/frame.hpp"
 #include "vlec/device.hpp"
 #include "wavelet/codec.hpp"
@@ -488,6 +490,7 @@ int main(int argc, char** argv) {
       cuda::wavelet_gpu::symbols_block_tiles = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
     else if (a == "--histogram-tile-by-tile") cuda::wavelet_gpu::histogram_tile_pairs = false;  // (profiling)
+    else if (a == "--cub-payload-copy") cuda::wavelet_gpu::hand_payload_copy = false;  // (profiling)
     else files.push_back(a);
   }
   if (!profile_op.empty() && profile_op != "compress" && profile_op != "decompress") {

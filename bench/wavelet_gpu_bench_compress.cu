@@ -17,6 +17,7 @@
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_kernels.hpp"
+#include "cuda/wavelet_payload_copy.hpp"
 #include "vlec/device_wavelet.hpp"
 #include "wavelet_gpu_bench.hpp"
 
@@ -110,6 +111,8 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  [] { wg::histogram_tiles_by_list = false; }, [] { wg::histogram_tiles_by_list = true; });
   timed_compress("the wide histogram tile by tile", "two tiles of a row at once",
                  [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
+  timed_compress("the payload copied by cub::DeviceMemcpy::Batched", "by vlec's kernel",
+                 [] { wg::hand_payload_copy = false; }, [] { wg::hand_payload_copy = true; });
   timed_compress("the narrow histogram tile by tile", "two tiles of a row loaded at once",
                  [] { wg::histogram_tile_pairs = false; }, [] { wg::histogram_tile_pairs = true; });
   timed_compress("the host's reads a copy a piece", "one batch a wait",

@@ -4,10 +4,14 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_memcpy.cuh>
 
+#include <algorithm>
+
 #include "common/safety.hpp"
 #include "cuda/cuda_check.hpp"
 
 namespace vlec::cuda::wavelet_gpu {
+
+bool hand_payload_copy = true;
 
 namespace {
 
@@ -45,6 +49,75 @@ __global__ void __launch_bounds__(kThreads) payload_table_kernel(const PayloadCo
   }
 }
 
+// ---- the payload copy by hand (wavelet_gpu::hand_payload_copy) ----------
+//
+// Every piece's destination is cut at 16-byte boundaries of the address
+// space; a unit is one 16-byte destination block of one piece. A unit
+// wholly inside its piece is one 16-byte store of bytes from the two
+// aligned 16-byte source vectors around them (funnel shifts; the source
+// and destination of a piece need not share an alignment: the low bits and
+// frames land at any byte). The piece's first and last units, which may
+// share their block with the neighbouring pieces, go byte by byte. The
+// table is read from the device (it may be written there by
+// payload_table_kernel), so every block finds the units of each piece
+// itself: a scan of the pieces' unit counts in shared memory.
+constexpr unsigned kCopyThreads = 256;
+constexpr unsigned kMaxCopyPieces = 2 * kEarlyCopyGroups;
+
+__device__ __forceinline__ uint64_t units_of(uint64_t dst, uint64_t n) {
+  return n ? ((dst + n + 15) / 16 - dst / 16) : 0;
+}
+
+__global__ void __launch_bounds__(kCopyThreads) payload_copy_kernel(const uint64_t* table, uint32_t copies) {
+  using Scan = cub::BlockScan<uint64_t, kCopyThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ uint64_t s_first[kMaxCopyPieces + 1];  // the pieces' first units; [copies]: all units
+  const uint64_t* const src = table;
+  const uint64_t* const dst = table + copies;
+  const uint64_t* const bytes = table + 2 * copies;
+  uint64_t carry = 0;
+  for (uint32_t base = 0; base < copies; base += kCopyThreads) {
+    const uint32_t i = base + threadIdx.x;
+    const uint64_t u = i < copies ? units_of(dst[i], bytes[i]) : 0;
+    uint64_t at = 0, total = 0;
+    Scan(scan).ExclusiveSum(u, at, total);
+    if (i < copies) s_first[i] = carry + at;
+    carry += total;
+    __syncthreads();  // the scan's storage is reused
+  }
+  if (threadIdx.x == 0) s_first[copies] = carry;
+  __syncthreads();
+  const uint64_t units = carry;
+  for (uint64_t unit = blockIdx.x * uint64_t{kCopyThreads} + threadIdx.x; unit < units;
+       unit += uint64_t{gridDim.x} * kCopyThreads) {
+    uint32_t lo = 0, hi = copies;  // the last piece whose first unit is at most `unit`
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (s_first[mid] <= unit) lo = mid; else hi = mid;
+    }
+    const uint64_t d0 = dst[lo], n = bytes[lo];
+    const uint64_t block = (d0 / 16 + (unit - s_first[lo])) * 16;  // the unit's destination block (address)
+    const uint8_t* const piece = reinterpret_cast<const uint8_t*>(src[lo]);
+    if (block >= d0 && block + 16 <= d0 + n) {
+      const uint64_t s = reinterpret_cast<uint64_t>(piece + (block - d0));
+      const unsigned r = static_cast<unsigned>(s % 16), q = r / 4, b = 8 * (r % 4);
+      const uint4 v0 = *reinterpret_cast<const uint4*>(s - r);
+      const uint4 v1 = r ? *reinterpret_cast<const uint4*>(s - r + 16) : v0;
+      uint32_t w[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w}, o[4];
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) {
+        const uint32_t a = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+        const uint32_t c = q == 0 ? w[k + 1] : q == 1 ? w[k + 2] : q == 2 ? w[k + 3] : w[k + 4];
+        o[k] = __funnelshift_r(a, c, b);
+      }
+      *reinterpret_cast<uint4*>(block) = make_uint4(o[0], o[1], o[2], o[3]);
+    } else {
+      for (uint64_t at = max(block, d0); at < min(block + 16, d0 + n); ++at)
+        *reinterpret_cast<uint8_t*>(at) = piece[at - d0];
+    }
+  }
+}
+
 }  // namespace
 
 void enqueue_payload_table(const PayloadCopyPlan& plan, cudaStream_t stream) {
@@ -63,6 +136,15 @@ PayloadCopies::PayloadCopies(std::vector<Group> groups, uint64_t* d_table, void*
 }
 
 void PayloadCopies::copy(cudaStream_t stream) const {
+  if (hand_payload_copy && copies_ <= kMaxCopyPieces) {
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    payload_copy_kernel<<<8 * static_cast<unsigned>(std::max(sms, 1)), kCopyThreads, 0, stream>>>(
+        d_table_, static_cast<uint32_t>(copies_));
+    CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   std::size_t temp_bytes = copy_temp_bytes_;
   CUDA_CHECK(cub::DeviceMemcpy::Batched(d_copy_temp_, temp_bytes, reinterpret_cast<const void* const*>(d_table_),
                                         reinterpret_cast<void* const*>(d_table_ + copies_), d_table_ + 2 * copies_,

@@ -40,6 +40,12 @@ struct PayloadCopyPlan {
   uint32_t piece[kEarlyCopyGroups];  // index of group g's frame piece (its low bits follow it)
 };
 
+// Whether the payload's pieces are copied by vlec's own kernel (one launch:
+// 16-byte stores, each from the two aligned source vectors around its bytes;
+// the default) or by cub::DeviceMemcpy::Batched (four launches). The
+// benchmark compares. Not thread-safe.
+extern bool hand_payload_copy;
+
 // Writes plan.table on `stream`: every piece's source, destination and size
 // (all sizes 0 where a coder failed or the frame would not fit `capacity`:
 // the host then reports the error after its wait, and nothing was written).

@@ -1,23 +1,34 @@
-// cuda/wavelet_shift_gpu.cu: see wavelet_shift_gpu.hpp. Three kernels,
-// every one spread over the whole GPU (the first version, one block per
+// cuda/wavelet_shift_gpu.cu: see wavelet_shift_gpu.hpp. Two kernels,
+// each spread over the whole GPU (the first version, one block per
 // candidate walking its bins, was bound by the latency of its loads: 0.9 ms
 // for a 512 x 512 u16 image's 28 candidates):
-//  1. describe: one thread per candidate, its top (the largest of its
-//     parts' tops), k0, bins and shifts to try, and its sums zeroed; so the
-//     host enqueues the rule without reading the tops first;
-//  2. merge: one thread per bin of a candidate's histogram at its k0, the
-//     sum of the parts' bins it covers, each part merged down from its own
-//     k0 (what merge_stats() computes), and the block's inclusive prefix
-//     sums (cub::BlockScan) with the block's total, so that any merged bin
-//     of any shift is one difference of two prefix sums, each a block's
-//     sum plus the totals of the candidate's blocks before it;
-//  3. summary: for every candidate and every shift it may try, one thread
-//     per 16 merged bins (a codebook presence group, so partial Summaries
-//     combine with shift_rule::merge), a block reduction, and one set of
-//     integer atomics per block into the (candidate, shift) Summary; the
-//     candidate's last block to finish (a ticket) computes estimated_bits()
-//     of each shift and pick_shift(), which ignores the estimates after its
-//     stop, as the host never computes them.
+//  1. merge: every block first completes its candidate's descriptor (its
+//     top, the largest of its parts' tops; k0, bins and shifts to try), so
+//     the host enqueues the rule without reading the tops first; block 0
+//     stores it and zeroes the candidate's sums. Then one thread per bin of
+//     the candidate's histogram at its k0, the sum of the parts' bins it
+//     covers, each part merged down from its own k0 (what merge_stats()
+//     computes), and the block's inclusive prefix sums (cub::BlockScan)
+//     with the block's total, so that any merged bin of any shift is one
+//     difference of two prefix sums, each a block's sum plus the totals of
+//     the candidate's blocks before it;
+//  2. summary: for every candidate and every shift it may try, one thread
+//     per 4 merged bins (four threads a codebook presence group, ORed by
+//     shuffles), a block reduction, and one set of integer atomics per
+//     block into the (candidate, shift) Summary; the candidate's last block
+//     to finish (a ticket) computes estimated_bits() of each shift and
+//     pick_shift(), which ignores the estimates after its stop, as the host
+//     never computes them.
+// Until session 35 a describe kernel of its own came first, a summary
+// thread took 16 merged bins (a presence group), loading each bin's two
+// prefix sums as it went, and the summary's grid held 16 blocks of every
+// shift searched, most of them without bins. H200, u16 8192^2 MR slice,
+// Nsight Compute: summary 25.9 us (the full grid) -> 17.6 (the slots);
+// the rule's GPU span 0.037-0.041 -> 0.032-0.033 ms (hdr_room16 and the
+// smooth image the same, 0.070-0.072 and 0.044). (Merge blocks of 8 bins a
+// thread, 16 a candidate instead of 64, were no faster on the MR slice and
+// slower on the smooth image, 15.5 -> 22.3 us: a thread's bins, each summed
+// from 2^d finer bins, are a serial walk.)
 // Session 33: these were a memset, the merge, CUB's two-kernel scan over
 // the candidates' bins, the summary and a pick kernel, enqueued after a
 // host round trip for the tops; on a u16 8192^2 image the GPU span was
@@ -47,8 +58,13 @@ namespace sr = wavelet::shift_rule;
 
 constexpr unsigned kMergeThreads = 1024;
 constexpr unsigned kMergeBlocks = kHistBins / kMergeThreads;  // merge blocks (and block totals) per candidate
-constexpr unsigned kSummaryThreads = 256;
-constexpr uint32_t kSummaryBins = kSummaryThreads * sr::kBinsPerCodebookGroup;  // merged bins per block
+// The summary: 4 merged bins a thread (a codebook presence group is 4
+// threads), 4,096 a block.
+constexpr unsigned kSummaryThreads = 1024;
+constexpr unsigned kSummaryItems = 4;
+constexpr unsigned kGroupThreads = sr::kBinsPerCodebookGroup / kSummaryItems;
+constexpr uint32_t kSummaryBins = kSummaryThreads * kSummaryItems;  // merged bins per block
+static_assert(kGroupThreads == 4, "a presence group is four lanes");
 constexpr unsigned kShifts = sr::kMaxShift + 1;
 constexpr std::size_t kAlign = 256;
 static_assert(kMergeBlocks == 64, "a warp's lanes take two block totals each");
@@ -84,10 +100,10 @@ Temp carve(void* base, std::size_t candidates) {
   return t;
 }
 
-__global__ void describe_kernel(ShiftCandidate* candidates, uint32_t count, const uint32_t* parts,
-                                const uint32_t* tops, unsigned search, SummarySums* sums, unsigned* done) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+// Candidate i's descriptor completed from its parts' tops: its top (the
+// largest of its parts'), k0, bins, shifts to try and scratch.
+__device__ ShiftCandidate describe(const ShiftCandidate* candidates, uint32_t i, const uint32_t* parts,
+                                   const uint32_t* tops, unsigned search) {
   ShiftCandidate c = candidates[i];
   uint32_t top = 0;
   for (uint32_t p = 0; p < c.part_count; ++p) top = max(top, tops[parts[c.part_first + p]]);
@@ -96,17 +112,24 @@ __global__ void describe_kernel(ShiftCandidate* candidates, uint32_t count, cons
   c.bins = (top >> c.k0) + 1;
   c.count = sr::last_shift(top, c.k0, search) - c.k0 + 1;
   c.scratch = uint64_t{i} * kHistBins;
-  candidates[i] = c;
-  for (unsigned j = 0; j < kShifts; ++j) sums[uint64_t{i} * kShifts + j] = SummarySums{};
-  done[i] = 0;
+  return c;
 }
 
+// Block (x, c): bins [1024 x, 1024 (x + 1)) of candidate c. Each block
+// completes the candidate's descriptor itself (a few tops), and block 0
+// stores it and zeroes the candidate's sums for the summary kernel: a
+// kernel of its own for that was a launch more on the critical path.
 __global__ void __launch_bounds__(kMergeThreads)
-    merge_kernel(const ShiftCandidate* candidates, const uint32_t* parts, const uint32_t* tops,
-                 const unsigned long long* hist, unsigned long long* prefix, unsigned long long* totals) {
+    merge_kernel(ShiftCandidate* candidates, const uint32_t* parts, const uint32_t* tops,
+                 const unsigned long long* hist, unsigned search, unsigned long long* prefix,
+                 unsigned long long* totals, SummarySums* sums, unsigned* done) {
   using Scan = cub::BlockScan<unsigned long long, kMergeThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const ShiftCandidate c = candidates[blockIdx.y];
+  const ShiftCandidate c = describe(candidates, blockIdx.y, parts, tops, search);
+  if (blockIdx.x == 0 && threadIdx.x < kShifts) {
+    sums[uint64_t{blockIdx.y} * kShifts + threadIdx.x] = SummarySums{};
+    if (threadIdx.x == 0) candidates[blockIdx.y] = c, done[blockIdx.y] = 0;
+  }
   if (blockIdx.x * kMergeThreads >= c.bins) return;  // the whole block: past the candidate's bins
   const uint32_t u = blockIdx.x * kMergeThreads + threadIdx.x;
   unsigned long long sum = 0;
@@ -167,6 +190,15 @@ struct MergeSummary {
   __device__ sr::Summary operator()(const sr::Summary& a, const sr::Summary& b) const { return sr::merge(a, b); }
 };
 
+// Summary slots of shift j: blocks enough for kHistBins bins merged by j
+// shifts. The grid holds these for every shift searched, and no more (a
+// grid of kHistBins / kSummaryBins blocks a shift was mostly blocks with no
+// bins, each a block launch).
+__host__ __device__ constexpr uint32_t summary_slots(unsigned j) {
+  const uint32_t slots = ((kHistBins >> j) + kSummaryBins - 1) / kSummaryBins;
+  return slots > 0 ? slots : 1;
+}
+
 // Summary blocks of a candidate: one per kSummaryBins merged bins of each shift it tries.
 __device__ uint32_t summary_blocks(const ShiftCandidate& c) {
   uint32_t blocks = 0;
@@ -197,19 +229,46 @@ __global__ void __launch_bounds__(kSummaryThreads)
   using Reduce = cub::BlockReduce<sr::Summary, kSummaryThreads>;
   __shared__ typename Reduce::TempStorage reduce_temp;
   __shared__ unsigned long long base[kMergeBlocks];
-  const uint32_t cand = blockIdx.z;
+  const uint32_t cand = blockIdx.y;
   const ShiftCandidate c = candidates[cand];
-  const unsigned j = blockIdx.y;
+  // Block x of shift j, from the slot blockIdx.x: shift j has
+  // summary_slots(j) slots, enough for any histogram of kHistBins bins.
+  unsigned j = 0;
+  uint32_t x = blockIdx.x;
+  while (x >= summary_slots(j)) x -= summary_slots(j), ++j;
   if (j >= c.count) return;
   const uint32_t mb = sr::merged_bins(c.bins, j);
-  if (blockIdx.x * kSummaryBins >= mb) return;
+  if (x * kSummaryBins >= mb) return;
   load_bases(totals, cand, c.bins, base);
   __syncthreads();
   const CandidatePrefix cp{prefix + c.scratch, base};
-  auto bin = [&](uint32_t b) -> uint64_t { return cp.merged(b, j, c.bins); };
-  const uint32_t first = blockIdx.x * kSummaryBins + threadIdx.x * sr::kBinsPerCodebookGroup;
+  // The thread's merged bins first .. first + 3: five prefix sums, all
+  // loaded before any is used (merged bin b is at(hi_b - 1) - at(lo_b - 1),
+  // and lo_{b+1} = hi_b unless b is the last). Then shift_rule::summarize's
+  // sums over them, the presence group's four threads ORed by shuffles.
+  const uint32_t first = x * kSummaryBins + threadIdx.x * kSummaryItems;
+  uint64_t at[kSummaryItems + 1];
+#pragma unroll
+  for (unsigned i = 0; i <= kSummaryItems; ++i) {
+    const uint64_t edge = min(uint64_t{first + i} << j, uint64_t{c.bins});  // bins below merged bin first + i
+    at[i] = edge > 0 && first + i <= mb ? cp.at(edge - 1) : 0;
+  }
   sr::Summary s;
-  if (first < mb) s = sr::summarize(bin, first, min(mb, first + sr::kBinsPerCodebookGroup), c.n);
+  const uint32_t log2_n = c.n ? sr::log2_fx(c.n) : 0;
+  bool present = false;
+#pragma unroll
+  for (unsigned i = 0; i < kSummaryItems; ++i) {
+    const uint64_t count = first + i < mb && c.n ? at[i + 1] - at[i] : 0;
+    if (count == 0) continue;
+    present = true;
+    s.n += count;
+    s.cost_fx += sr::bin_cost_fx(count, log2_n);
+    s.symbols += 1;
+    s.alphabet = first + i + 1;
+  }
+  present |= __shfl_xor_sync(0xFFFFFFFFu, present, 1);
+  present |= __shfl_xor_sync(0xFFFFFFFFu, present, 2);
+  s.groups = present && threadIdx.x % kGroupThreads == 0;
   const sr::Summary total = Reduce(reduce_temp).Reduce(s, MergeSummary());
   if (threadIdx.x != 0) return;
   SummarySums* const mine = sums + uint64_t{cand} * kShifts;
@@ -267,13 +326,13 @@ void launch_shift_estimates(ShiftCandidate* candidates, uint32_t count, const ui
   VLEC_REQUIRE(search + 1 <= kShifts, "a shift search of ", search, " is above the format's ", kShifts - 1);
   const Temp t = carve(temp, count);
   VLEC_REQUIRE(temp_bytes >= t.total, "temporary storage of ", temp_bytes, " bytes is below the ", t.total, " needed");
-  describe_kernel<<<(count + 127) / 128, 128, 0, stream>>>(candidates, count, parts, tops, search, t.sums, t.done);
-  CUDA_CHECK(cudaGetLastError());
-  merge_kernel<<<dim3(kMergeBlocks, count), kMergeThreads, 0, stream>>>(candidates, parts, tops, hist, t.prefix,
-                                                                       t.totals);
+  merge_kernel<<<dim3(kMergeBlocks, count), kMergeThreads, 0, stream>>>(candidates, parts, tops, hist, search,
+                                                                       t.prefix, t.totals, t.sums, t.done);
   CUDA_CHECK(cudaGetLastError());
   // A candidate tries at most search + 1 shifts (last_shift()).
-  summary_kernel<<<dim3(kHistBins / kSummaryBins, search + 1, count), kSummaryThreads, 0, stream>>>(
+  uint32_t slots = 0;
+  for (unsigned j = 0; j <= search; ++j) slots += summary_slots(j);
+  summary_kernel<<<dim3(slots, count), kSummaryThreads, 0, stream>>>(
       candidates, t.prefix, t.totals, t.sums, t.done, results);
   CUDA_CHECK(cudaGetLastError());
 }
