@@ -18,15 +18,14 @@
 //
 //   wavelet_gpu_bench [--size 8192] [--repeat 20] [--profile compress|decompress] [--compress-only]
 //                     [--symbols-walk] [--symbols-block-tiles N] [--tops-any-registers]
-//                     [--histogram-tile-by-tile] [--cub-payload-copy] [--alternate TEXT] [image.pgm ...]
+//                     [--cub-payload-copy] [--alternate TEXT] [image.pgm ...]
 //
 // --symbols-walk makes the writer's symbols kernel walk every tile (for profiling
 // that kernel; cuda::wavelet_gpu::symbols_row_tiles), --symbols-block-tiles
 // sets its tiles a block (symbols_block_tiles); --tops-any-registers
 // builds the writer's 5/3 kernel without its 6-blocks bound (Tuning::tops_six_blocks);
-// --histogram-tile-by-tile loads the narrow histogram kernel's tiles one at a
-// time (histogram_tile_pairs); --cub-payload-copy copies the payload by
-// cub::DeviceMemcpy::Batched (hand_payload_copy).
+// --cub-payload-copy copies the payload by cub::DeviceMemcpy::Batched
+// (hand_payload_copy).
 // The decoder's settings alternated with its defaults are in
 // wavelet_gpu_bench_decode.cu, the GPU writer in wavelet_gpu_bench_compress.cu.
 //
@@ -489,7 +488,6 @@ int main(int argc, char** argv) {
     else if (a == "--symbols-block-tiles" && i + 1 < argc)
       cuda::wavelet_gpu::symbols_block_tiles = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--tops-any-registers") cuda::wavelet_gpu::dwt_tuning.tops_six_blocks = false;  // (profiling)
-    else if (a == "--histogram-tile-by-tile") cuda::wavelet_gpu::histogram_tile_pairs = false;  // (profiling)
     else if (a == "--cub-payload-copy") cuda::wavelet_gpu::hand_payload_copy = false;  // (profiling)
     else files.push_back(a);
   }

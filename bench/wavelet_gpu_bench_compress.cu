@@ -113,8 +113,6 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  [] { wg::wide_histogram_tile_pairs = false; }, [] { wg::wide_histogram_tile_pairs = true; });
   timed_compress("the payload copied by cub::DeviceMemcpy::Batched", "by vlec's kernel",
                  [] { wg::hand_payload_copy = false; }, [] { wg::hand_payload_copy = true; });
-  timed_compress("the narrow histogram tile by tile", "two tiles of a row loaded at once",
-                 [] { wg::histogram_tile_pairs = false; }, [] { wg::histogram_tile_pairs = true; });
   timed_compress("the host's reads a copy a piece", "one batch a wait",
                  [] { cuda::batched_device_reads = false; }, [] { cuda::batched_device_reads = true; });
   timed_compress("side streams at the default priority", "at the greatest",

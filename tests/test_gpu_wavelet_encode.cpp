@@ -430,25 +430,19 @@ TEST(GpuWaveletEncode, WideHistogramsOfOneBin) {
   }
 }
 
-// Photographs wide enough that two tiles of a box lie in one row of it
-// (level 1's boxes, 4,096 and 4,097 values a row; level 2's, 2,048 and
-// 2,049, are a tile a row): the narrow histogram kernel loads such pairs
-// before counting them where the row's start is aligned (every row of the
-// first image, every other row of the second, whose other tiles go one at
-// a time), or tile by tile; both must give the CPU writer's frame.
-TEST(GpuWaveletEncode, NarrowHistogramsOfTilePairs) {
+// Photographs whose level-1 boxes are 4,096 and 4,097 values a row (level
+// 2's 2,048 and 2,049): the histogram kernels' tiles lie inside rows, their
+// starts aligned in every row of the first image and in every other row of
+// the second.
+TEST(GpuWaveletEncode, WidePhotographs) {
   REQUIRE_GPU();
   const uint64_t seed = seed_for(61);
   for (std::size_t width : {8192, 8194}) {
     const WaveletImage im = image(width, 300, 1, 1, DType::u8);  // tops below 8,192: shared counters
     const Bytes data = photo(im, seed + width, 3.0);
-    for (bool tile_pairs : {true, false}) {
-      cuda::wavelet_gpu::histogram_tile_pairs = tile_pairs;
-      WaveletOptions o;
-      o.levels = 3;
-      check_case(data, im, o, tile_pairs ? "wide photograph" : "wide photograph, tile by tile");
-    }
-    cuda::wavelet_gpu::histogram_tile_pairs = true;
+    WaveletOptions o;
+    o.levels = 3;
+    check_case(data, im, o, "wide photograph");
   }
 }
 

@@ -17,7 +17,6 @@ namespace vlec::cuda::wavelet_gpu {
 bool symbols_row_tiles = true;
 unsigned symbols_block_tiles = 4;
 bool histogram_tiles_by_list = true;
-bool histogram_tile_pairs = true;
 
 namespace {
 
@@ -151,20 +150,10 @@ struct FlushCounts {  // 32-bit counters, one a bin
 // flushed when the box changes; wider boxes of fewer than kWideMinValues
 // values with per-value global atomics (the wide kernel takes the others).
 // (Four blocks an SM: the cursor's fields took it to 70 registers, three.)
-// With `pairs`, a tile and the next in one row of their box are loaded
-// together (four 16-byte loads a thread) before either is counted: a tile's
-// two loads a thread were all a thread had in flight, a third of the
-// kernel's stall samples waiting on them (Nsight Compute, session 34).
-// Level 1's histogram of u16 8192^2, H200, Nsight Compute, alternated twice:
-// MR slice 90.4-91.0 -> 73.5 us, smooth image 95.6-98.1 -> 83.1-83.5.
-// (Pairs of tiles each in a row of its own, level 2's at 8192^2, the second
-// tile's position stepped between the two tiles' loads, took the kernel
-// from 88 to 136 bytes of spills and ran slower on level 1 too: MR 95-96
-// -> 101-102 us, smooth 102-103 -> 110-111.)
 __global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeometry g, const EncodeBox* boxes,
                                                                    uint32_t box_count, uint32_t tile_count,
                                                                    const uint32_t* tops, unsigned long long* hist,
-                                                                   uint32_t block_tiles, bool pairs) {
+                                                                   uint32_t block_tiles) {
   __shared__ uint32_t shared[kSharedBins];
   BoxCounters<kEncodeThreads, FlushCounts> counts(shared);
   const uint32_t first = blockIdx.x * block_tiles, end = min(tile_count, first + block_tiles);
@@ -183,24 +172,6 @@ __global__ void __launch_bounds__(kEncodeThreads, 4) histogram_kernel(PlaneGeome
       continue;
     }
     counts.open(cur.tile.box, bb.bins, out);
-    const uint64_t at0 = cur.w.index(g, b);
-    if (pairs && ti + 1 < end && ti + 1 < cur.next_box_tile && cur.w.x + 2 * kTileValues <= b.nx &&
-        at0 % 4 == 0) {
-      // This tile and the next, in one row of the box: four 16-byte loads a
-      // thread before any value is counted.
-      static_assert(2 * kTileValues == 16 * kEncodeThreads, "a pair of tiles is four int4 a thread");
-      const int4* const q = reinterpret_cast<const int4*>(g.coeffs + at0) + threadIdx.x;
-      int4 x[4];
-#pragma unroll
-      for (unsigned i = 0; i < 4; ++i) x[i] = q[i * kEncodeThreads];
-#pragma unroll
-      for (unsigned i = 0; i < 4; ++i) {
-        atomicAdd(&shared[zigzag(x[i].x) >> bb.k], 1u), atomicAdd(&shared[zigzag(x[i].y) >> bb.k], 1u);
-        atomicAdd(&shared[zigzag(x[i].z) >> bb.k], 1u), atomicAdd(&shared[zigzag(x[i].w) >> bb.k], 1u);
-      }
-      cur.at(++ti);
-      continue;
-    }
     const TileValues<kEncodeThreads> v(g, b, cur.tile, cur.w);
 #pragma unroll
     for (unsigned i = 0; i < v.kItems; ++i)
@@ -295,12 +266,14 @@ __global__ void __launch_bounds__(kWideThreads, 1) histogram_wide_kernel(PlaneGe
 // compiled, in 48 registers unspilled. Nsight Compute, smooth u16 8192^2:
 // 263 us the walk alone, 207 us with RowTiles (276 us at 60 registers, 4
 // blocks an SM). (TileValues' all-loads-first form took 100 registers here
-// and ran slower: 0.37 -> 0.50 ms for u16 8192^2.) Since session 34 (4
+// and ran slower: 0.37 -> 0.50 ms for u16 8192^2.) Since session 35 (4
 // tiles a block, the tile in shared memory) it runs at 6 blocks an SM, 40
 // registers: 27 spill stores (a handful in the straight path), and 3-4 %
-// faster than at 5 blocks and 48 registers all the same (H200, ncu, two builds
-// alternated twice: hdr_room16 162.1 -> 156.5-157.3 us, MR 136.0 ->
-// 131.6-132.0, smooth 142.8-143.4 -> 137.6-137.7).
+// faster than at 5 blocks and 48 registers all the same (H200, Nsight
+// Compute, three builds in one call: hdr_room16 160.3 -> 154.8 us, MR 136.4
+// -> 131.7, smooth 143.1 -> 138.5; session 34's alternations agree). The
+// TileRun in shared memory, in place of a copy of its steps, changed
+// nothing measurable (136.3 / 143.5 / 161.1 us before it, at 5 blocks).
 template <bool RowTiles>
 __global__ void __launch_bounds__(kEncodeThreads, 6)
     symbols_kernel(PlaneGeometry g, const EncodeBox* boxes, uint32_t box_count, uint32_t tile_count,
@@ -439,7 +412,7 @@ void launch_histogram(const PlaneGeometry& g, const EncodeBox* boxes, uint32_t b
   const uint32_t block_tiles =
       histogram_tiles_by_list ? std::clamp<uint32_t>((tile_count + per_sm - 1) / per_sm, 1, kBlockTiles) : kBlockTiles;
   histogram_kernel<<<(tile_count + block_tiles - 1) / block_tiles, kEncodeThreads, 0, stream>>>(
-      g, boxes, box_count, tile_count, tops, hist, block_tiles, histogram_tile_pairs);
+      g, boxes, box_count, tile_count, tops, hist, block_tiles);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -147,10 +147,6 @@ extern bool histogram_tiles_by_list;
 // (four values a thread, one 16-byte load; the default) or tile by tile.
 // Not thread-safe.
 extern bool wide_histogram_tile_pairs;
-// Whether the narrow histogram kernel loads two tiles of one row before
-// counting either (four 16-byte loads a thread; the default) or tile by
-// tile. Not thread-safe.
-extern bool histogram_tile_pairs;
 // Whether every group's Huffman frame is enqueued right behind the symbols
 // kernel, before its run count is known (true, the default: the run counts
 // come back with the frames' sizes, one wait instead of two, and a
