@@ -22,10 +22,14 @@
 // Until session 35 a describe kernel of its own came first, a summary
 // thread took 16 merged bins (a presence group), loading each bin's two
 // prefix sums as it went, and the summary's grid held 16 blocks of every
-// shift searched, most of them without bins. H200, u16 8192^2 MR slice,
-// Nsight Compute: summary 25.9 us (the full grid) -> 17.6 (the slots);
-// the rule's GPU span 0.037-0.041 -> 0.032-0.033 ms (hdr_room16 and the
-// smooth image the same, 0.070-0.072 and 0.044). (Merge blocks of 8 bins a
+// shift searched, most of them without bins. H200, u16 8192^2, Nsight
+// Compute (different calls, so within a machine's variance): describe +
+// merge + summary 5.8 + 8.1 + 18.3 us -> merge + summary 14.3 + 17.6 on
+// the MR slice, 5.6 + 9.8 + 28.0 -> 15.3 + 20.0 on the smooth image (the
+// describe step costs each merge block about what its launch cost; the
+// slots are the gain: at 4 bins a thread and the full grid the summary
+// took 25.9 / 28.2 us); the rule's GPU span 0.037 -> 0.034 ms (MR), 0.043
+// -> 0.036-0.037 (smooth), hdr_room16 0.070-0.072 either way. (Merge blocks of 8 bins a
 // thread, 16 a candidate instead of 64, were no faster on the MR slice and
 // slower on the smooth image, 15.5 -> 22.3 us: a thread's bins, each summed
 // from 2^d finer bins, are a serial walk.)
