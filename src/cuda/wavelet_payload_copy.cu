@@ -4,10 +4,9 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_memcpy.cuh>
 
-#include <algorithm>
-
 #include "common/safety.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch_cache.hpp"
 
 namespace vlec::cuda::wavelet_gpu {
 
@@ -137,11 +136,8 @@ PayloadCopies::PayloadCopies(std::vector<Group> groups, uint64_t* d_table, void*
 
 void PayloadCopies::copy(cudaStream_t stream) const {
   if (hand_payload_copy && copies_ <= kMaxCopyPieces) {
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    payload_copy_kernel<<<8 * static_cast<unsigned>(std::max(sms, 1)), kCopyThreads, 0, stream>>>(
-        d_table_, static_cast<uint32_t>(copies_));
+    const unsigned grid = resident_blocks(reinterpret_cast<const void*>(payload_copy_kernel), kCopyThreads);
+    payload_copy_kernel<<<grid, kCopyThreads, 0, stream>>>(d_table_, static_cast<uint32_t>(copies_));
     CUDA_CHECK(cudaGetLastError());
     return;
   }

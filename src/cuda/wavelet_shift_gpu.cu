@@ -265,10 +265,7 @@ __global__ void __launch_bounds__(kSummaryThreads)
     const uint64_t count = first + i < mb && c.n ? at[i + 1] - at[i] : 0;
     if (count == 0) continue;
     present = true;
-    s.n += count;
-    s.cost_fx += sr::bin_cost_fx(count, log2_n);
-    s.symbols += 1;
-    s.alphabet = first + i + 1;
+    sr::add_bin(s, first + i, count, log2_n);
   }
   present |= __shfl_xor_sync(0xFFFFFFFFu, present, 1);
   present |= __shfl_xor_sync(0xFFFFFFFFu, present, 2);

@@ -126,6 +126,16 @@ VLEC_HD inline Summary merge(const Summary& a, const Summary& b) {
   return s;
 }
 
+// Bin b of `count` values (count > 0) into s; `log2_n` = log2_fx(n) of the
+// histogram's n. The one rule summarize() and the GPU's summary kernel
+// (cuda/wavelet_shift_gpu.cu, its presence groups across threads) share.
+VLEC_HD inline void add_bin(Summary& s, uint32_t b, uint64_t count, uint32_t log2_n) {
+  s.n += count;
+  s.cost_fx += bin_cost_fx(count, log2_n);
+  s.symbols += 1;
+  s.alphabet = b + 1;
+}
+
 // Summary of bins [first, end) of `hist` (first a multiple of 16) for a
 // histogram of `n` values in all (n counts every bin, not only this range).
 // `bin(s)` returns the count of bin s, so a caller can summarize merged bins
@@ -142,10 +152,7 @@ VLEC_HD inline Summary summarize(BinFn bin, uint32_t first, uint32_t end, uint64
       const uint64_t c = bin(b);
       if (c == 0) continue;
       present = true;
-      s.n += c;
-      s.cost_fx += bin_cost_fx(c, log2_n);
-      s.symbols += 1;
-      s.alphabet = b + 1;
+      add_bin(s, b, c, log2_n);
     }
     s.groups += present;
   }
