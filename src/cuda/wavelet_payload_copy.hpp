@@ -42,7 +42,7 @@ struct PayloadCopyPlan {
 
 // Whether the payload's pieces are copied by vlec's own kernel (one launch:
 // 16-byte stores, each from the two aligned source vectors around its bytes;
-// the default) or by cub::DeviceMemcpy::Batched (four launches). The
+// the default) or by cub::DeviceMemcpy::Batched (three launches). The
 // benchmark compares. Not thread-safe.
 extern bool hand_payload_copy;
 
