@@ -82,7 +82,12 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  "beside the coarser levels", [] { wg::overlapped_statistics = false; },
                  [] { wg::overlapped_statistics = true; });
   const unsigned early = wg::early_histogram_levels;
+  timed_compress("the transform's levels on the caller's stream, the early histograms at the side streams' priority",
+                 "the levels first (greatest priority; histograms at the least)",
+                 [] { wg::transform_chain_first = false; }, [] { wg::transform_chain_first = true; });
   timed_compress("only level 1's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 1; },
+                 [&] { wg::early_histogram_levels = early; });
+  timed_compress("levels 1-3's histograms early", "levels 1-2's", [] { wg::early_histogram_levels = 3; },
                  [&] { wg::early_histogram_levels = early; });
   timed_compress("every symbols tile walked", "tiles of one row straight", [] { wg::symbols_row_tiles = false; },
                  [] { wg::symbols_row_tiles = true; });

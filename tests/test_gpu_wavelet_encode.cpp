@@ -215,6 +215,13 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "level 1's histograms alone beside the coarser levels");
   }
   wg::early_histogram_levels = 2;
+  wg::transform_chain_first = false;  // the levels on the caller's stream, the histograms at the side streams' priority
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "the transform's levels on the caller's stream");
+  }
+  wg::transform_chain_first = true;
   cuda::side_streams_high_priority = false;  // side streams at the default priority
   {
     WaveletOptions o;

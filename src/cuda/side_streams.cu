@@ -11,13 +11,14 @@ namespace vlec::cuda {
 
 bool side_streams_high_priority = true;
 
-const std::vector<cudaStream_t>& side_streams() {
+const std::vector<cudaStream_t>& side_streams() { return side_streams_at(side_streams_high_priority); }
+
+const std::vector<cudaStream_t>& side_streams_at(bool high) {
   static std::mutex mutex;
   // Per device and priority; references stay valid as pools are added.
   static std::map<std::pair<int, bool>, std::vector<cudaStream_t>> pools;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const bool high = side_streams_high_priority;
   std::lock_guard<std::mutex> lock(mutex);
   std::vector<cudaStream_t>& pool = pools[{device, high}];
   if (pool.empty()) {

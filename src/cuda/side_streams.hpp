@@ -39,6 +39,11 @@ static_assert(kEncodeSideStreams <= kSideStreams, "the encoder takes the first s
 // otherwise the least (the default priority). Not thread-safe to change.
 extern bool side_streams_high_priority;
 const std::vector<cudaStream_t>& side_streams();
+// The current device's side streams at the greatest (high) or the least
+// priority, whatever side_streams_high_priority says: the writer's step 1
+// runs the transform's chain of levels on a high one and the finest levels'
+// histograms on a low one (wavelet_gpu::transform_chain_first).
+const std::vector<cudaStream_t>& side_streams_at(bool high);
 
 // Events of one call, destroyed when it returns (a destroyed event that is
 // still pending completes normally).

@@ -81,6 +81,7 @@ bool wavelet_gpu::tops_in_transform = true;
 bool wavelet_gpu::codebooks_beside_symbols = true;
 bool wavelet_gpu::overlapped_statistics = true;
 unsigned wavelet_gpu::early_histogram_levels = 2;
+bool wavelet_gpu::transform_chain_first = true;
 bool wavelet_gpu::wide_histogram_tile_pairs = true;
 bool wavelet_gpu::speculative_huffman_frames = true;
 bool wavelet_gpu::batched_frames = true;
@@ -178,7 +179,16 @@ void WaveletEncodeRun::statistics() {
                          list_tiles[list], tops, hist, on);
   };
   const cudaStream_t hash_stream = overlap ? side_streams()[0] : stream;
-  const cudaStream_t early_stream = overlap ? side_streams()[1] : stream;
+  // The transform's chain of levels first: on a side stream of the greatest
+  // priority, with the early histograms on one of the least, so that every
+  // coarse level's few blocks go ahead of the pending blocks of level 1's
+  // histogram as SMs free up.
+  const bool chain_first = overlap && wg::transform_chain_first;
+  const cudaStream_t chain = chain_first ? side_streams_at(true)[3] : stream;
+  // (The early levels' histograms on a stream each were a tie or slower:
+  // session 36.)
+  const cudaStream_t early_stream = !overlap ? stream : chain_first ? side_streams_at(false)[1] : side_streams()[1];
+  if (chain_first) CUDA_CHECK(cudaStreamWaitEvent(chain, events_.record(stream), 0));
   // The samples checksum, on its side stream. With
   // wavelet_gpu::late_samples_checksum it starts once step 1's kernels are
   // done and runs while the host reads the statistics and decides (the GPU
@@ -207,7 +217,7 @@ void WaveletEncodeRun::statistics() {
       for (unsigned k = 0; k < std::min(h_.levels, wg::EncodePhases::kLevels); ++k)
         if (ph->level_end[k]) level_done[k] = ph->level_end[k];
     cuda::dwt::forward(samples, type, coeffs + p * L.pixels, L.shape, h_.levels, status_ + kStatusDwt + p, t + L.dwt,
-                       L.dwt_bytes, stream, wg::dwt_tuning, band_tops.empty() ? nullptr : band_tops[p].data(),
+                       L.dwt_bytes, chain, wg::dwt_tuning, band_tops.empty() ? nullptr : band_tops[p].data(),
                        level_done.data());
     for (unsigned k = 0; k < early_levels; ++k) {  // plane p's level k + 1
       CUDA_CHECK(cudaStreamWaitEvent(early_stream, level_done[k], 0));
@@ -220,9 +230,10 @@ void WaveletEncodeRun::statistics() {
     forward(d_samples_, im_.dtype == DType::u8 ? DwtSample::u8 : DwtSample::u16, 0);
   } else {
     auto* planar = reinterpret_cast<int32_t*>(t + L.planar);
-    wg::launch_split(d_samples_, width, im_.planes, h_.rct, L.pixels, planar, stream);
+    wg::launch_split(d_samples_, width, im_.planes, h_.rct, L.pixels, planar, chain);
     for (unsigned p = 0; p < im_.planes; ++p) forward(planar + p * L.pixels, DwtSample::i32, p);
   }
+  if (chain_first) CUDA_CHECK(cudaStreamWaitEvent(stream, events_.record(chain), 0));
   const std::size_t late_list = list_at.size() - 2;  // every box when tops_kernel runs (no early lists then)
   if (band_tops.empty())
     wg::launch_tops(geo_, stat_boxes, static_cast<uint32_t>(stat_list.size()), list_tiles[late_list], tops, stream);

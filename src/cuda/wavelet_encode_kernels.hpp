@@ -139,6 +139,15 @@ extern bool overlapped_statistics;
 // soon as their level is transformed (2 by default; at least 1, below the
 // level count).
 extern unsigned early_histogram_levels;
+// With overlapped_statistics: whether the transform's levels run on a side
+// stream of the greatest priority and the early histograms on one of the
+// least (true, the default), so that the coarse levels' few blocks, which
+// head the chain to the late list's histograms, are dispatched before the
+// pending blocks of level 1's histogram; or the levels on the caller's
+// stream and the early histograms on a side stream of side_streams()'
+// priority, which starved the coarse levels (the benchmark compares). Not
+// thread-safe.
+extern bool transform_chain_first;
 // Whether the narrow histogram kernel's blocks take fewer than 8 tiles
 // each where a list has too few tiles for 4 blocks an SM (true, the
 // default), or always 8 (the benchmark and a test compare). Not thread-safe.
