@@ -9,7 +9,9 @@
 //     (cuda/dwt53_gpu.hpp, which takes each 2D subband's largest zigzag value
 //     as it stores it; tops_kernel where it cannot); per subband box its
 //     histogram at k0 on the GPU (the checksum's word is read with the
-//     frames' sizes). Right behind it, every group the writer may form
+//     frames' sizes; levels 1-2's histograms beside the coarser levels, the
+//     chain of levels at the greatest stream priority, the histograms at
+//     the least). Right behind it, every group the writer may form
 //     (each level whole or split, the merged coarse groups) gets the shift
 //     rule's answer on the GPU from its boxes' tops and histograms
 //     (cuda/wavelet_shift_gpu.hpp), and wait 2 reads those answers and
