@@ -186,6 +186,8 @@ void WaveletEncodeRun::statistics() {
   // coarse level's few blocks go ahead of the pending blocks of level 1's
   // histogram as SMs free up.
   const bool chain_first = overlap && wg::transform_chain_first;
+  // (Side stream 3: 0-2 hold the checksum, the early histograms where the
+  // pools are one, and the rule's descriptors' upload.)
   const cudaStream_t chain = chain_first ? side_streams_at(true)[3] : stream;
   // (The early levels' histograms on a stream each were a tie or slower:
   // session 36.)
