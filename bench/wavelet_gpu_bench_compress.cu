@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -103,11 +104,17 @@ void alternate_settings(const uint8_t* d_samples, const WaveletImage& im, const 
                  [] { cuda::encode_shared_table = false; }, [] { cuda::encode_shared_table = true; });
   timed_compress("the payload copied after the wait for the frames' sizes", "during it, on a side stream",
                  [] { wg::early_payload_copies = false; }, [] { wg::early_payload_copies = true; });
-  timed_compress("the codebooks' histograms ahead of the symbols kernel", "prepared and derived after its launch",
-                 [] { wg::histograms_after_symbols_launch = false; },
+  // (These two compare ways of building the codebooks after the decisions.)
+  wg::codebooks_behind_shift_rule = false;
+  timed_compress("the codebooks' histograms ahead of the symbols kernel (codebooks after the decisions)",
+                 "prepared and derived after its launch", [] { wg::histograms_after_symbols_launch = false; },
                  [] { wg::histograms_after_symbols_launch = true; });
-  timed_compress("a codebook launch a group, on the side streams", "one launch a block shape",
-                 [] { wg::batched_codebooks = false; }, [] { wg::batched_codebooks = true; });
+  timed_compress("a codebook launch a group, on the side streams (codebooks after the decisions)",
+                 "one launch a block shape", [] { wg::batched_codebooks = false; },
+                 [] { wg::batched_codebooks = true; });
+  wg::codebooks_behind_shift_rule = true;
+  timed_compress("the groups' codebooks built after the decisions", "every candidate's behind the shift rule",
+                 [] { wg::codebooks_behind_shift_rule = false; }, [] { wg::codebooks_behind_shift_rule = true; });
   timed_compress("the shift rule enqueued after a wait for the statistics", "right behind them",
                  [] { wg::shift_rule_behind_statistics = false; }, [] { wg::shift_rule_behind_statistics = true; });
   timed_compress("the samples checksum beside the transform", "after it, beside the shift rule",
@@ -195,13 +202,34 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
   // stream and its frame's work ended (the GPU's clock).
   for (unsigned g = 0; g < wg::EncodePhases::kGroups; ++g)
     for (cudaEvent_t* e : {&ph.book_begin[g], &ph.book_end[g], &ph.frame_end[g]}) CUDA_CHECK(cudaEventCreate(e));
+  CUDA_CHECK(cudaEventCreate(&ph.candidate_books_begin));
+  CUDA_CHECK(cudaEventCreate(&ph.candidate_books_end));
   device::wavelet_compress(d_samples.get(), im, d_gframe.get(), cap, d_etemp.get(), etemp, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  auto after_decisions = [&](cudaEvent_t e) {  // ms
+  auto after_decisions = [&](cudaEvent_t e) {  // ms (negative: before them); NaN where the event was not recorded
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e));
+    if (cudaEventElapsedTime(&ms, ph.gpu[wg::kDecided], e) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ms = std::numeric_limits<float>::quiet_NaN();
+    }
     return ms;
   };
+  // (The candidates' codebooks and the groups' events, read before the
+  // step-1 run below records the decisions' event again.)
+  const float books_from = after_decisions(ph.candidate_books_begin);
+  const float books_to = after_decisions(ph.candidate_books_end);
+  const float symbols_done = after_decisions(ph.gpu[wg::kSymbolsEnqueued]),
+              frames_done = after_decisions(ph.gpu[wg::kFramesEnqueued]);
+  std::vector<float> book_from(wg::EncodePhases::kGroups), book_to(wg::EncodePhases::kGroups),
+      frame_to(wg::EncodePhases::kGroups);
+  for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g) {
+    book_from[g] = after_decisions(ph.book_begin[g]);
+    book_to[g] = after_decisions(ph.book_end[g]);
+    frame_to[g] = after_decisions(ph.frame_end[g]);
+  }
+  CUDA_CHECK(cudaEventDestroy(ph.candidate_books_begin));
+  CUDA_CHECK(cudaEventDestroy(ph.candidate_books_end));
+  ph.candidate_books_begin = ph.candidate_books_end = nullptr;
   // Step 1's timeline (plane 0; ms after the compress's start event).
   for (unsigned k = 0; k < wg::EncodePhases::kLevels; ++k)
     for (cudaEvent_t* e : {&ph.level_end[k], &ph.early_end[k]}) CUDA_CHECK(cudaEventCreate(e));
@@ -236,13 +264,13 @@ void run_compress(const Input& in, const WaveletImage& im, const std::vector<uin
     }
   CUDA_CHECK(cudaEventDestroy(ph.late_end));
   ph.late_end = nullptr;
-  std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; symbols "
-              "kernel done at %.3f, frames joined at %.3f):",
-              after_decisions(ph.gpu[wg::kSymbolsEnqueued]), after_decisions(ph.gpu[wg::kFramesEnqueued]));
+  std::printf("  one GPU compress, each group's work on its side stream (ms after the decisions' event; the "
+              "candidates' codebooks behind the shift rule %.3f-%.3f; symbols kernel done at %.3f, frames joined at "
+              "%.3f; a group's book nan-nan: its candidate's):",
+              books_from, books_to, symbols_done, frames_done);
   for (unsigned g = 0; g < std::min(ph.groups, wg::EncodePhases::kGroups); ++g)
     std::printf("%s g%u (%.2f M symbols, s%u) book %.3f-%.3f frame end %.3f", g ? ";" : "", g, ph.count[g] / 1e6,
-                ph.stream_of[g], after_decisions(ph.book_begin[g]), after_decisions(ph.book_end[g]),
-                after_decisions(ph.frame_end[g]));
+                ph.stream_of[g], book_from[g], book_to[g], frame_to[g]);
   std::printf("\n");
   wg::encode_phases = nullptr;
   for (auto& e : ph.gpu) CUDA_CHECK(cudaEventDestroy(e));

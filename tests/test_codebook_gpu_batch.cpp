@@ -3,8 +3,9 @@
 // shape), each against the CPU's huffman::build_codebook: every shape's
 // capacities and their edges, every histogram kind, automatic and fixed
 // length limits (some too short: info[0] == 0 there), the 1,025-2,048
-// class by either block, outputs poisoned before the build. Skips without a
-// GPU.
+// class by either block, outputs poisoned before the build; and the same
+// from jobs already on the device in no order (build_codebooks_device_
+// unsorted). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -121,6 +122,64 @@ TEST(GpuCodebook, BatchMatchesCpu) {
                Error);
   CK(cudaStreamDestroy(stream));
   CK(cudaStreamDestroy(other));
+}
+
+// Jobs written on the device in no order of shape (the wavelet writer's
+// candidates' codebooks, cuda/wavelet_candidate_books.hpp): every shape
+// launched over all of them, each block taking only its own shape's; the
+// empty jobs (capacity 0) leave their outputs untouched.
+TEST(GpuCodebook, UnsortedBatchMatchesCpu) {
+  REQUIRE_GPU();
+  const uint64_t seed = test::base_seed() + 37;
+  std::printf("GpuCodebook.UnsortedBatchMatchesCpu seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  cudaStream_t streams[4];
+  for (cudaStream_t& s : streams) CK(cudaStreamCreate(&s));
+  for (bool mid : {true, false}) {
+    cuda::set_codebook_mid_block(mid);
+    std::vector<uint32_t> caps = {8192, 0, 1, 1025, 256, 2048, 0, 257, 8191, 1024, 2049, 2};
+    for (int i = 0; i < 30; ++i) {
+      const uint32_t bound[] = {256, 1024, 2048, 8192};
+      caps.push_back(i % 7 == 3 ? 0 : 1 + static_cast<uint32_t>(rng() % bound[rng() % 4]));
+    }
+    std::vector<Histogram> hists(caps.size());
+    std::vector<unsigned> limits(caps.size(), 0);
+    std::vector<std::unique_ptr<JobBuffers>> bufs;
+    std::vector<cuda::CodebookJob> jobs;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+      const uint32_t room = caps[i] ? caps[i] : 64;  // an empty job's outputs, to see them untouched
+      bufs.push_back(std::make_unique<JobBuffers>(room));
+      JobBuffers& b = *bufs.back();
+      if (caps[i]) {
+        hists[i] = make_histogram(rng, static_cast<int>(i % kKinds), caps[i]);
+        const std::vector<unsigned> choices = limits_for(rng, hists[i]);
+        limits[i] = choices[rng() % choices.size()];
+        CK(cudaMemcpy(b.hist.get(), hists[i].data(), 8 * std::size_t{caps[i]}, cudaMemcpyHostToDevice));
+      }
+      jobs.push_back({b.hist.get(), caps[i], limits[i],
+                      cuda::DeviceCodebookOut{b.lengths.get(), b.entry.get(), b.serialized.get(), b.info.get()}});
+    }
+    cuda::DeviceBuffer<uint8_t> d_jobs(cuda::codebook_jobs_bytes(jobs.size()));
+    CK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(cuda::CodebookJob), cudaMemcpyHostToDevice));
+    // The shapes on four streams (mid) or all on one; every stream after the upload.
+    const std::vector<cudaStream_t> on = mid ? std::vector<cudaStream_t>(streams, streams + 4)
+                                             : std::vector<cudaStream_t>{streams[0]};
+    cuda::build_codebooks_device_unsorted(reinterpret_cast<const cuda::CodebookJob*>(d_jobs.get()), jobs.size(), on);
+    CK(cudaDeviceSynchronize());
+    for (std::size_t i = 0; i < jobs.size() && !HasFatalFailure(); ++i) {
+      SCOPED_TRACE(std::string(mid ? "mid block" : "8,192 block") + ", job " + std::to_string(i) + " cap " +
+                   std::to_string(caps[i]) + " limit " + std::to_string(limits[i]));
+      if (caps[i]) {
+        expect_same(download(*bufs[i], caps[i]), cpu_codebook(hists[i], limits[i]));
+      } else {
+        const BuiltCodebook untouched = download(*bufs[i], 64);
+        for (int w = 0; w < 4; ++w) EXPECT_EQ(untouched.info[w], 0xA5A5A5A5u);
+        for (uint32_t e : untouched.entry) EXPECT_EQ(e, 0xA5A5A5A5u);
+      }
+    }
+  }
+  cuda::set_codebook_mid_block(true);
+  for (cudaStream_t& s : streams) CK(cudaStreamDestroy(s));
 }
 
 }  // namespace

@@ -165,8 +165,10 @@ TEST(GpuWaveletEncode, EveryLevelCount) {
 // their own pass, with the codebooks built beside the symbols kernel (the
 // default) or with the frames, in one launch a block shape (the default) or
 // a launch each, with the checksum and level 1's histograms
-// beside the coarser levels (the default) or in order, write the same
-// frame: three planes at six levels make 40-odd groups, each with its own
+// beside the coarser levels (the default) or in order, with every
+// candidate's codebook built behind the shift rule (the default; counted)
+// or only the narrower ones, or each group's after the decisions, write
+// the same frame: three planes at six levels, each group with its own
 // frame temp.
 TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   REQUIRE_GPU();
@@ -199,6 +201,16 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
                    (c.early_books ? "beside the symbols" : "with the frames") +
                    (c.overlapped ? ", statistics beside the coarser levels" : ", statistics in order"));
   }
+  // The defaults again: each case below changes one setting from them.
+  // (Until session 37 the last setting above stayed, so the cases below
+  // ran with the codebooks built with the frames and the statistics in
+  // order, not the variants of the defaults they name.)
+  wg::threaded_frame_enqueue = true;
+  wg::encode_side_streams = streams;
+  wg::histograms_from_statistics = true;
+  wg::tops_in_transform = true;
+  wg::codebooks_beside_symbols = true;
+  wg::overlapped_statistics = true;
   wg::batched_frames = false;  // a frame a group on the side streams, from one thread or many
   for (bool threaded : {true, false}) {
     wg::threaded_frame_enqueue = threaded;
@@ -236,6 +248,20 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "shift rule enqueued after a wait for the statistics");
   }
   wg::shift_rule_behind_statistics = true;
+  // The codebooks built after the decisions: from histograms derived after
+  // the symbols kernel's launch (the default then) or ahead of it, in one
+  // launch a block shape (the default then) or a launch each.
+  wg::codebooks_behind_shift_rule = false;
+  {
+    WaveletOptions o;
+    o.levels = 6;
+    check_case(data, im, o, "codebooks after the decisions");
+    wg::EncodePhases ph;
+    wg::encode_phases = &ph;
+    (void)gpu_encode(data, im, o);
+    wg::encode_phases = nullptr;
+    EXPECT_EQ(ph.candidate_book_groups, 0u);
+  }
   wg::histograms_after_symbols_launch = false;  // the codebooks' histograms ahead of the symbols kernel
   {
     WaveletOptions o;
@@ -252,6 +278,7 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   }
   wg::threaded_frame_enqueue = true;
   wg::batched_codebooks = true;
+  wg::codebooks_behind_shift_rule = true;
   wg::late_samples_checksum = false;  // the samples checksum beside the transform (read with the frames' sizes)
   for (bool big_endian : {false, true}) {
     WaveletOptions o;
@@ -288,6 +315,41 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   wg::tops_in_transform = true;
   wg::codebooks_beside_symbols = true;
   wg::overlapped_statistics = true;
+  // Every group's codebook from its candidate's, built behind the shift rule
+  // (the default), then those of up to the smallest group's alphabet alone
+  // (the others' built after the decisions, beside them): the groups so
+  // coded are counted against the CPU frame's alphabets, so that a silent
+  // fallback to the codebooks built after the decisions fails here.
+  WaveletOptions o;
+  o.levels = 6;
+  o.backend = Backend::cpu;
+  const Bytes cpu = wavelet_compress(data.data(), im, o);
+  const wavelet::ParsedWavelet pw = wavelet::parse_wavelet_frame(cpu.data(), cpu.size(), 0);
+  std::vector<uint32_t> alphabets;
+  for (const wavelet::Group& g : pw.header.groups) {
+    const format::ParsedFrame f = format::parse_frame(pw.payload + g.frame_offset, g.frame_bytes, 0);
+    ASSERT_EQ(f.header.codec, Codec::huffman);
+    alphabets.push_back(f.codebooks[0].alphabet_size);
+  }
+  const uint32_t least = *std::min_element(alphabets.begin(), alphabets.end());
+  ASSERT_LT(least, *std::max_element(alphabets.begin(), alphabets.end())) << "groups of one alphabet size";
+  ASSERT_LE(*std::max_element(alphabets.begin(), alphabets.end()), 8192u);
+  for (uint32_t max_alphabet : {~0u, least}) {
+    wg::candidate_books_max_alphabet = max_alphabet;
+    wg::EncodePhases ph;
+    wg::encode_phases = &ph;
+    const Bytes gpu = gpu_encode(data, im, o);
+    wg::encode_phases = nullptr;
+    EXPECT_EQ(first_difference(gpu, cpu), -1);
+    unsigned want = 0;
+    for (uint32_t a : alphabets) want += a <= max_alphabet;
+    EXPECT_EQ(ph.groups, alphabets.size());
+    EXPECT_EQ(ph.candidate_book_groups, want) << "groups coded with their candidate's codebook, of alphabets up to "
+                                              << max_alphabet;
+    std::printf("candidates' codebooks of up to %u symbols: %u of %u groups\n", max_alphabet,
+                ph.candidate_book_groups, ph.groups);
+  }
+  wg::candidate_books_max_alphabet = ~0u;
 }
 
 TEST(GpuWaveletEncode, NoiseWideAlphabetsPrefixesAndByteOrder) {

@@ -211,23 +211,19 @@ void launch_single(const uint64_t* d_hist, uint32_t cap, unsigned limit, const D
   CUDA_CHECK(cudaGetLastError());
 }
 
+// shape -1: every job is of this launch's shape; else the grid covers
+// jobs of every shape and takes those of `shape` alone.
 template <int NT, int ITEMS>
-void launch_batch(const CodebookJob* d_jobs, std::size_t count, cudaStream_t stream) {
+void launch_batch(const CodebookJob* d_jobs, std::size_t count, cudaStream_t stream, int shape = -1) {
   if (count == 0) return;
   allow_smem<NT, ITEMS, false, true>();
   codebook_batch_kernel<NT, ITEMS><<<static_cast<unsigned>(count), NT, Smem<NT, ITEMS, false>::total, stream>>>(
-      d_jobs, g_staged_sort.load(), g_serial_all.load(), g_warp_tail.load(), g_run_after.load(),
-      g_sort_network.load(), g_wide_digits.load());
+      d_jobs, shape, g_mid_block.load() ? 1u : 0u, g_staged_sort.load(), g_serial_all.load(), g_warp_tail.load(),
+      g_run_after.load(), g_sort_network.load(), g_wide_digits.load());
   CUDA_CHECK(cudaGetLastError());
 }
 
-// A batch job's block shape, as build_codebook_device picks it for one codebook.
-unsigned batch_class(uint32_t cap) {
-  if (cap <= 256) return 0;
-  if (cap <= kSmallCapacity) return 1;
-  if (cap <= kMidCapacity && g_mid_block.load()) return 2;
-  return 3;
-}
+unsigned batch_class(uint32_t cap) { return batch_class_of(cap, g_mid_block.load()); }
 
 }  // namespace
 
@@ -270,6 +266,25 @@ void build_codebooks_device(
     if (c == 1) launch_batch<256, 4>(d + first, count[c], stream);
     if (c == 2) launch_batch<256, 8>(d + first, count[c], stream);
     if (c == 3) launch_batch<1024, 8>(d + first, count[c], stream);
+  }
+}
+
+void build_codebooks_device_unsorted(const CodebookJob* d_jobs, std::size_t count,
+                                     const std::vector<cudaStream_t>& streams) {
+  if (count == 0) return;
+  VLEC_REQUIRE(!streams.empty(), "a batch of codebooks needs a stream");
+  VLEC_REQUIRE(count <= INT32_MAX && reinterpret_cast<uintptr_t>(d_jobs) % 16 == 0, "a batch of ", count,
+               " codebooks' descriptors, 16-byte aligned");
+  // The shape of up to 2,048 symbols only where build_codebook_device takes it.
+  const bool mid = g_mid_block.load();
+  unsigned shape = 0;
+  for (int c = 0; c < 4; ++c) {
+    if (c == 2 && !mid) continue;
+    const cudaStream_t stream = streams[shape++ % streams.size()];
+    if (c == 0) launch_batch<256, 1>(d_jobs, count, stream, 0);
+    if (c == 1) launch_batch<256, 4>(d_jobs, count, stream, 1);
+    if (c == 2) launch_batch<256, 8>(d_jobs, count, stream, 2);
+    if (c == 3) launch_batch<1024, 8>(d_jobs, count, stream, 3);
   }
 }
 

@@ -75,6 +75,16 @@ void build_codebooks_device(
     const std::vector<CodebookJob>& jobs, void* d_jobs, std::size_t jobs_bytes,
     const std::function<void(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)>& upload,
     const std::vector<cudaStream_t>& streams);
+// build_codebooks_device for `count` jobs already on the device, written
+// there by a kernel (the wavelet writer's, behind its shift rule), whose
+// capacities the host does not know: each block shape is launched over all
+// of them, a block leaving at once where its job is of another shape, and a
+// job of capacity 0 is skipped. The codebooks are build_codebook_device's,
+// as in a sorted batch; each job must satisfy build_codebooks_device's
+// checks (capacity at most codebook_batch_capacity(), limit at most 24,
+// serialized output 4-byte aligned), which the kernel writing them makes.
+void build_codebooks_device_unsorted(const CodebookJob* d_jobs, std::size_t count,
+                                     const std::vector<cudaStream_t>& streams);
 // Diagnostics: while set, every build_codebook_device call has its kernel's
 // block 0 record, at the end of each stage (0 start, 1 counts in, 2 sorted,
 // 3 leaves ready, 4 tree built, 5 plan shared, 6 lengths placed, 7 done) and

@@ -516,13 +516,27 @@ __global__ void __launch_bounds__(NT, 1)
                                      run_after, sort_network, wide_digits);
 }
 
+// A batch job's block shape (0: up to 256 symbols, 1: up to 1,024, 2: up to
+// 2,048 where `mid`, 3: up to 8,192), as build_codebook_device picks it for
+// one codebook.
+__host__ __device__ __forceinline__ unsigned batch_class_of(uint32_t cap, bool mid) {
+  if (cap <= 256) return 0;
+  if (cap <= kSmallCapacity) return 1;
+  if (cap <= kMidCapacity && mid) return 2;
+  return 3;
+}
+
 // Many codebooks of one single-block shape in one launch, block b building
-// jobs[b] (build_codebooks_device): a launch where each took one.
+// jobs[b] (build_codebooks_device): a launch where each took one. With
+// `shape` >= 0 the jobs were written on the device and the grid covers them
+// all: a block whose job is empty (capacity 0) or of another shape leaves at
+// once (build_codebooks_device_unsorted).
 template <int NT, int ITEMS>
 __global__ void __launch_bounds__(NT, 1)
-    codebook_batch_kernel(const CodebookJob* jobs, uint32_t staged_sort, uint32_t serial_all, uint32_t warp_tail,
-                          uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
+    codebook_batch_kernel(const CodebookJob* jobs, int shape, uint32_t mid, uint32_t staged_sort, uint32_t serial_all,
+                          uint32_t warp_tail, uint32_t run_after, uint32_t sort_network, uint32_t wide_digits) {
   const CodebookJob j = jobs[blockIdx.x];
+  if (shape >= 0 && (j.capacity == 0 || batch_class_of(j.capacity, mid != 0) != static_cast<unsigned>(shape))) return;
   codebook_body<NT, ITEMS, false>(j.hist, j.capacity, j.length_limit, j.out, Temp{}, nullptr, staged_sort,
                                   serial_all, warp_tail, run_after, sort_network, wide_digits);
 }

@@ -244,22 +244,39 @@ std::optional<CodebookJob> codebook_job_from_histogram(const uint64_t* d_hist, u
   return CodebookJob{d_hist, st.cap, o.max_code_length, st.book()};
 }
 
+namespace {
+
+// A codebook built outside the frame's temp, as the frame reads it.
+void use_book(FrameEncodeArgs& args, const device::Stages& st, const DeviceCodebookOut* book) {
+  if (!book) return;
+  VLEC_REQUIRE(book->encode_entry && book->serialized && book->info, "a given codebook needs its tables");
+  args.book = {book->encode_entry, st.cap, book->serialized, book->info};
+}
+
+}  // namespace
+
 void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                                 uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet) {
+                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet,
+                                const DeviceCodebookOut* book) {
   VLEC_REQUIRE(o.codec == Codec::huffman, "a built codebook makes a Huffman frame");
   const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
-  device::frame_stage(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, false, stream);
+  FrameEncodeArgs args = device::frame_args(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o,
+                                            false);
+  use_book(args, st, book);
+  encode_frame_device(args, st.t + st.l.frame_temp, st.l.frame_temp_bytes, stream);
 }
 
 std::optional<FrameBatchItem> built_codebook_frame(const void* d_in, uint64_t elements, void* d_frame,
                                                    std::size_t frame_capacity, uint64_t* d_frame_bytes,
                                                    uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                                                   const device::CompressOptions& o, uint32_t alphabet) {
+                                                   const device::CompressOptions& o, uint32_t alphabet,
+                                                   const DeviceCodebookOut* book) {
   VLEC_REQUIRE(o.codec == Codec::huffman, "a built codebook makes a Huffman frame");
   const device::Stages st(elements, d_temp, temp_bytes, o, alphabet);
   FrameBatchItem item;
   item.args = device::frame_args(st, d_in, elements, d_frame, frame_capacity, d_frame_bytes, d_error, o, false);
+  use_book(item.args, st, book);
   if (item.args.strategy != EncodeStrategy::warp || dtype_bytes(o.dtype) > 2) return std::nullopt;
   item.temp = st.t + st.l.frame_temp;
   item.temp_bytes = st.l.frame_temp_bytes;

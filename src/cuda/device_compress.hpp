@@ -53,9 +53,13 @@ void build_codebook_from_histogram(const uint64_t* d_hist, uint64_t elements, vo
 std::optional<CodebookJob> codebook_job_from_histogram(const uint64_t* d_hist, uint64_t elements, void* d_temp,
                                                        std::size_t temp_bytes, const device::CompressOptions& o,
                                                        uint32_t alphabet);
+// `book`, if given, is the codebook to code with (built elsewhere for the
+// same histogram and alphabet: the wavelet writer's candidates' codebooks,
+// cuda/wavelet_candidate_books.hpp) instead of the one in the temp.
 void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_frame, std::size_t frame_capacity,
                                 uint64_t* d_frame_bytes, uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet);
+                                cudaStream_t stream, const device::CompressOptions& o, uint32_t alphabet,
+                                const DeviceCodebookOut* book = nullptr);
 
 // encode_with_built_codebook's frame as an item of encode_frames_device
 // (frame_device.hpp), which writes many such frames in a few launches; none
@@ -64,6 +68,7 @@ void encode_with_built_codebook(const void* d_in, uint64_t elements, void* d_fra
 std::optional<FrameBatchItem> built_codebook_frame(const void* d_in, uint64_t elements, void* d_frame,
                                                    std::size_t frame_capacity, uint64_t* d_frame_bytes,
                                                    uint64_t* d_error, void* d_temp, std::size_t temp_bytes,
-                                                   const device::CompressOptions& o, uint32_t alphabet);
+                                                   const device::CompressOptions& o, uint32_t alphabet,
+                                                   const DeviceCodebookOut* book = nullptr);
 
 }  // namespace vlec::cuda

@@ -17,13 +17,19 @@
 //     (cuda/wavelet_shift_gpu.hpp), and wait 2 reads those answers and
 //     the groups' descriptors (56 bytes a group). Until session 33 a wait
 //     1 read the tops first, and the GPU idled while the host enqueued the
-//     rule.
+//     rule. Behind the rule, on side streams, every such group's Huffman
+//     codebook of up to 8,192 symbols is built from its histogram at the
+//     rule's shift (cuda/wavelet_candidate_books.hpp) while the host waits
+//     and decides (since session 37; until then after the decisions, in
+//     step 3).
 //  2. Host: the groups, splits and shifts (plan_encode, group_shift), the
 //     same calls the CPU writer makes, on the same answers.
 //  3. One kernel writes every group's symbols and packed low bits and counts
-//     its symbol runs. Before it, one kernel derives every group's symbol
-//     histogram from the shift rule's merged bins; beside it, on the side
-//     streams, each group's Huffman codebook is built from that histogram.
+//     its symbol runs. A group whose candidate's codebook was built behind
+//     the rule takes it; for any other (wider alphabets), one kernel
+//     derives its symbol histogram from the shift rule's merged bins after
+//     the symbols kernel's launch and, beside that kernel on the side
+//     streams, its codebook is built from it.
 //  4. Every group's embedded frame (with its codebook from step 3, or by
 //     device::compress with its codec), on the side streams (groups are
 //     independent), enqueued at once as Huffman frames; wait 3 reads the
@@ -60,6 +66,7 @@
 #include "cuda/dwt53_gpu.hpp"
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_candidate_books.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_layout.hpp"
@@ -91,6 +98,8 @@ bool wavelet_gpu::late_samples_checksum = true;
 bool wavelet_gpu::shift_rule_behind_statistics = true;
 bool wavelet_gpu::histograms_after_symbols_launch = true;
 bool wavelet_gpu::batched_codebooks = true;
+bool wavelet_gpu::codebooks_behind_shift_rule = true;
+uint32_t wavelet_gpu::candidate_books_max_alphabet = ~0u;
 
 namespace wg = wavelet_gpu;
 
@@ -284,6 +293,26 @@ void WaveletEncodeRun::statistics() {
   auto* results = reinterpret_cast<wg::ShiftResult*>(t + L.results);
   candidates_->launch(d_candidates, d_parts, tops, hist, t + L.scratch, L.scratch_bytes, results, stream);
   if (late_hash && wg::shift_rule_behind_statistics) enqueue_late_hash();
+  // Every candidate's codebook, behind the rule on side streams 4-7 (0
+  // holds the late checksum, 1-3 step 1's side work), while the host waits
+  // for the answers and decides; the frames join them (enqueue_frames).
+  if (wg::codebooks_behind_shift_rule && wg::histograms_from_statistics && wg::codebooks_beside_symbols &&
+      wg::batched_codebooks) {
+    const std::vector<cudaStream_t> books(side_streams().begin() + 4, side_streams().begin() + 8);
+    CUDA_CHECK(cudaStreamWaitEvent(books[0], events_.record(stream), 0));
+    if (wg::encode_phases && wg::encode_phases->candidate_books_begin)
+      CUDA_CHECK(cudaEventRecord(wg::encode_phases->candidate_books_begin, books[0]));
+    candidate_books_.emplace(wg::carve_candidate_books(t + L.candidate_books, L.candidates));
+    candidate_books_->max_alphabet = std::min(candidate_books_->capacity, wg::candidate_books_max_alphabet);
+    wg::enqueue_candidate_books(d_candidates, results, static_cast<uint32_t>(L.candidates), t + L.scratch,
+                                frame_options(Codec::huffman, DType::u16).max_code_length, *candidate_books_,
+                                books, events_);
+    for (std::size_t s = 1; s < books.size(); ++s)
+      CUDA_CHECK(cudaStreamWaitEvent(books[0], events_.record(books[s]), 0));
+    candidate_books_done_ = events_.record(books[0]);
+    if (wg::encode_phases && wg::encode_phases->candidate_books_end)
+      CUDA_CHECK(cudaEventRecord(wg::encode_phases->candidate_books_end, books[0]));
+  }
   encode_phase(wg::kShiftsEnqueued, stream);
   HostReads reads;
   reads.add(st, status_, kStatusWords);

@@ -56,6 +56,28 @@ void WaveletEncodeRun::on_side_streams(Job&& job) {
   });
 }
 
+// Each group whose candidate's codebook was built behind the shift rule
+// takes it: the group's symbols are its candidate's values at the rule's
+// shift, so the candidate's histogram is the group's. A group whose shift
+// or alphabet is not its candidate's (never, as the decisions stand: the
+// shift is the rule's answer) or whose alphabet is wider than the batch's
+// has its codebook built below, after the decisions.
+void WaveletEncodeRun::group_books() {
+  candidate_book_of_.assign(G_, std::nullopt);
+  if (!candidate_books_) return;
+  for (std::size_t g = 0; g < G_; ++g) {
+    if (counts_[g] == 0) continue;
+    const std::size_t c = candidates_->candidate_of(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]));
+    const wg::ShiftCandidate& d = candidates_->described(c);
+    if (c >= host_results_.size() || host_results_[c].shift != shifts_[g] || shifts_[g] < d.k0 ||
+        shifts_[g] - d.k0 >= 32 || d.n != counts_[g])
+      continue;
+    const uint32_t alphabet = ((d.bins - 1) >> (shifts_[g] - d.k0)) + 1;
+    if (alphabet != alphabet_of(g) || alphabet > candidate_books_->max_alphabet) continue;
+    candidate_book_of_[g] = candidate_books_->book(static_cast<uint32_t>(c));
+  }
+}
+
 // 3. Symbols, low bits, runs; beside them, every group's codebook.
 void WaveletEncodeRun::symbols() {
   const Layout& L = L_;
@@ -86,12 +108,15 @@ void WaveletEncodeRun::symbols() {
                        wg::mostly_row_tiles(sym_boxes_.data(), sym_boxes_.size()), stream);
   };
   if (late_histograms) launch_symbols_kernel();
+  group_books();
   const std::size_t streams = std::clamp<std::size_t>(wg::encode_side_streams, 1, kSideStreams);
   side_.assign(side_streams().begin(), side_streams().begin() + streams);
   used_ = std::min<std::size_t>(side_.size(), G);
   CUDA_CHECK(cudaGetDevice(&device_));
   if (wg::encode_phases) {
     wg::encode_phases->groups = static_cast<unsigned>(G);
+    wg::encode_phases->candidate_book_groups = 0;
+    for (std::size_t g = 0; g < G; ++g) wg::encode_phases->candidate_book_groups += candidate_book_of_[g] ? 1 : 0;
     for (std::size_t g = 0; g < std::min<std::size_t>(G, wg::EncodePhases::kGroups); ++g) {
       wg::encode_phases->stream_of[g] = static_cast<unsigned>(g % used_);
       wg::encode_phases->count[g] = counts_[g];
@@ -114,7 +139,7 @@ void WaveletEncodeRun::symbols() {
   if (wg::histograms_from_statistics) {
     auto* group_hist = reinterpret_cast<unsigned long long*>(t + L.group_hist);
     for (std::size_t g = 0; g < G; ++g) {
-      if (counts_[g] == 0) continue;
+      if (counts_[g] == 0 || candidate_book_of_[g]) continue;  // (its candidate's codebook is built)
       unsigned long long* out = group_hist + g * std::size_t{wg::kHistBins};
       hist_jobs.push_back(
           candidates_->histogram_job(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]), shifts_[g], out));
@@ -124,6 +149,7 @@ void WaveletEncodeRun::symbols() {
     }
   }
   auto enqueue_histograms = [&](cudaStream_t on) {
+    if (hist_jobs.empty()) return cudaEvent_t{};  // no group's codebook left to build
     candidates_->enqueue_histograms(hist_jobs, reinterpret_cast<wg::GroupHistogram*>(t + L.hist_jobs),
                                    t + L.scratch, writes_, on);
     return events_.record(on);
@@ -133,7 +159,7 @@ void WaveletEncodeRun::symbols() {
   // The codebooks (Huffman, as every group of a photograph turns out) on the
   // side streams while the symbols kernel runs: each is one block's
   // latency-bound work (30-100 us), which otherwise heads its frame's chain.
-  if (early_books_) {
+  if (early_books_ && !hist_jobs.empty()) {
     // Side stream 1 (0 may still hold the late samples checksum).
     if (late_histograms) histograms_done = enqueue_histograms(side_[std::min<std::size_t>(1, side_.size() - 1)]);
     for (std::size_t s = 0; s < used_; ++s) CUDA_CHECK(cudaStreamWaitEvent(side_[s], histograms_done, 0));
@@ -176,9 +202,11 @@ void WaveletEncodeRun::symbols() {
       const cudaEvent_t books_done = events_.record(side_[0]);
       for (std::size_t s = 1; s < used_; ++s) CUDA_CHECK(cudaStreamWaitEvent(side_[s], books_done, 0));
     }
-    if (std::count(batched.begin(), batched.end(), false) > 0)
+    bool unbatched = false;
+    for (std::size_t g = 0; g < G; ++g) unbatched |= given_hist_[g] && !batched[g];
+    if (unbatched)
       on_side_streams([&](std::size_t g, cudaStream_t st) {
-        if (batched[g]) return;
+        if (batched[g] || !given_hist_[g]) return;
         encode_group_mark(&wg::EncodePhases::book_begin, g, st);
         if (given_hist_[g])
           build_codebook_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g],
@@ -199,18 +227,19 @@ WaveletEncodeRun::GroupFrame WaveletEncodeRun::group_frame(std::size_t g) const 
   f.temp = t_ + L_.frame_temp + temp_at_[g];
   f.temp_bytes = temp_bytes_of_[g];
   f.size = sizes_ + 2 * g;
+  f.book = candidate_book_of_[g] ? &*candidate_book_of_[g] : nullptr;
   return f;
 }
 
 bool WaveletEncodeRun::codebook_built(std::size_t g) const {
-  return codecs_[g] == Codec::huffman && given_hist_[g] && early_books_;
+  return codecs_[g] == Codec::huffman && (candidate_book_of_[g] || (given_hist_[g] && early_books_));
 }
 
 void WaveletEncodeRun::encode_group(std::size_t g, cudaStream_t st) {
   const GroupFrame f = group_frame(g);
   if (codebook_built(g))
     encode_with_built_codebook(f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, st,
-                               f.options, alphabet_of(g));
+                               f.options, alphabet_of(g), f.book);
   else if (codecs_[g] == Codec::huffman && given_hist_[g])
     compress_with_histogram(f.in, counts_[g], given_hist_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp,
                             f.temp_bytes, st, f.options, alphabet_of(g));
@@ -235,6 +264,9 @@ std::vector<std::size_t> WaveletEncodeRun::choose_codecs() {
 }
 
 void WaveletEncodeRun::enqueue_frames() {
+  // The candidates' codebooks, built behind the shift rule (done ~0.1 ms
+  // after the decisions, before the symbols kernel: H200, u16 8192^2).
+  if (candidate_books_done_) CUDA_CHECK(cudaStreamWaitEvent(stream_, candidate_books_done_, 0));
   if (enqueue_frame_batch()) return;
   fork_side_streams(events_, stream_, used_);
   on_side_streams([&](std::size_t g, cudaStream_t st) { encode_group(g, st); });
@@ -257,7 +289,8 @@ bool WaveletEncodeRun::enqueue_frame_batch() {
     if (!codebook_built(g)) return false;
     const GroupFrame f = group_frame(g);
     std::optional<FrameBatchItem> item = built_codebook_frame(
-        f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, f.options, alphabet_of(g));
+        f.in, counts_[g], f.frame, f.capacity, f.size, f.size + 1, f.temp, f.temp_bytes, f.options, alphabet_of(g),
+        f.book);
     if (!item) return false;
     items.push_back(*item);
   }

@@ -131,6 +131,20 @@ extern bool histograms_after_symbols_launch;
 // side stream (the benchmark and a test compare). The frame is the same.
 // Not thread-safe.
 extern bool batched_codebooks;
+// Whether every candidate group's codebook of up to 8,192 symbols is built
+// on the GPU right behind the shift rule, before the host's decisions
+// (true, the default since session 37: cuda/wavelet_candidate_books.hpp),
+// the chosen groups' frames then pointed at their candidates' codebooks;
+// or each chosen group's after the decisions (codebooks_beside_symbols and
+// batched_codebooks say how). Wider groups' codebooks are built after the
+// decisions either way. The frame is the same (the benchmark and a test
+// compare). Not thread-safe.
+extern bool codebooks_behind_shift_rule;
+// With codebooks_behind_shift_rule: the largest alphabet whose codebook is
+// built behind the rule (at most codebook_batch_capacity(), which ~0u, the
+// default, means). A test lowers it so that some groups take their
+// candidate's codebook and others not. Not thread-safe.
+extern uint32_t candidate_books_max_alphabet;
 // Whether the samples checksum and the finest levels' histograms run on side
 // streams beside the coarser levels of the transform (true, the default), or
 // all in order on the caller's stream (the benchmark compares).
@@ -213,6 +227,10 @@ struct EncodePhases {
   // before its codebook is built (with the codebooks beside the symbols
   // kernel), after it, and after its frame's work is enqueued.
   cudaEvent_t book_begin[kGroups] = {}, book_end[kGroups] = {}, frame_end[kGroups] = {};
+  // If the caller created them: recorded before and after the candidates'
+  // codebooks built behind the shift rule (codebooks_behind_shift_rule).
+  cudaEvent_t candidate_books_begin = nullptr, candidate_books_end = nullptr;
+  unsigned candidate_book_groups = 0;  // groups of the last compress coded with their candidate's codebook
   unsigned stream_of[kGroups] = {};  // the side stream each group went to
   uint64_t count[kGroups] = {};      // its symbols
   unsigned groups = 0;               // groups of the last compress

@@ -15,6 +15,7 @@
 #include "cuda/frame_device.hpp"
 #include "dwt/dwt53.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_candidate_books.hpp"
 #include "cuda/wavelet_checksum.hpp"
 #include "cuda/wavelet_shift_gpu.hpp"
 #include "wavelet/encode_plan.hpp"
@@ -163,6 +164,7 @@ Layout make_layout(const WaveletImage& im, unsigned levels) {
   L.book_jobs = take(L.book_jobs_bytes);
   L.frame_batch_bytes = frame_batch_bytes(L.max_groups);
   L.frame_batch = take(L.frame_batch_bytes);
+  L.candidate_books = take(wg::candidate_books_bytes(L.candidates));  // (256-byte aligned, as every region)
   L.total = at;
   return L;
 }

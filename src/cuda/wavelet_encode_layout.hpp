@@ -84,7 +84,7 @@ struct Layout {
   std::size_t status = 0, tops = 0, runs = 0, sizes = 0, groups = 0, stat_boxes = 0, sym_boxes = 0, hist = 0,
               candidates_at = 0, parts_at = 0, scratch = 0, results = 0, planar = 0, coeffs = 0, symbols = 0, low = 0,
               dwt = 0, hash = 0, frame_temp = 0, copy_table = 0, copy_temp = 0, group_hist = 0, hist_jobs = 0,
-              book_jobs = 0, frame_batch = 0;
+              book_jobs = 0, frame_batch = 0, candidate_books = 0;
   std::size_t coeffs_bytes = 0, symbols_bytes = 0, low_bytes = 0, dwt_bytes = 0, hash_bytes = 0,
               copy_temp_bytes = 0, total = 0;
   std::size_t frame_temp_bytes = 0;  // every group's frame temp, one after another

@@ -17,6 +17,7 @@
 
 #include "cuda/host_staging.hpp"
 #include "cuda/side_streams.hpp"
+#include "cuda/wavelet_candidate_books.hpp"
 #include "cuda/wavelet_encode_kernels.hpp"
 #include "cuda/wavelet_encode_layout.hpp"
 #include "cuda/wavelet_payload_copy.hpp"
@@ -60,8 +61,10 @@ class WaveletEncodeRun {
     void* temp;
     std::size_t temp_bytes;
     uint64_t* size;
+    const DeviceCodebookOut* book;  // its candidate's codebook, or null: built in its temp
   };
   GroupFrame group_frame(std::size_t g) const;
+  void group_books();  // candidate_book_of_, after the decisions
   bool codebook_built(std::size_t g) const;  // a Huffman group whose codebook step 3 built beside the symbols
   void encode_group(std::size_t g, cudaStream_t st);
   std::vector<std::size_t> choose_codecs();  // the run-heavy groups' codecs; those not Huffman
@@ -91,6 +94,10 @@ class WaveletEncodeRun {
   // first launch, it would delay every launch by that time).
   std::optional<GroupShifts> candidates_;
   std::vector<wavelet_gpu::ShiftResult> host_results_;
+  // Every candidate's codebook built behind the rule (wavelet_gpu::
+  // codebooks_behind_shift_rule), and the end of that work.
+  std::optional<wavelet_gpu::CandidateBooks> candidate_books_;
+  cudaEvent_t candidate_books_done_ = nullptr;
   // Step 2's: the plan and each group's shift, symbol type, symbols and low bits.
   wavelet::EncodePlan plan_;
   std::size_t G_ = 0;
@@ -107,6 +114,9 @@ class WaveletEncodeRun {
   std::size_t used_ = 0;  // side streams in use
   std::vector<std::size_t> temp_at_, temp_bytes_of_;
   std::vector<const uint64_t*> given_hist_;
+  // Group g's codebook, where its candidate's (built behind the rule) is
+  // its own: from group_books().
+  std::vector<std::optional<DeviceCodebookOut>> candidate_book_of_;
   bool early_books_ = false;
   unsigned long long* runs_ = nullptr;
   // Step 4's: the frames, their codecs and sizes, the payload's copies.
