@@ -205,12 +205,15 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
   // (Until session 37 the last setting above stayed, so the cases below
   // ran with the codebooks built with the frames and the statistics in
   // order, not the variants of the defaults they name.)
-  wg::threaded_frame_enqueue = true;
-  wg::encode_side_streams = streams;
-  wg::histograms_from_statistics = true;
-  wg::tops_in_transform = true;
-  wg::codebooks_beside_symbols = true;
-  wg::overlapped_statistics = true;
+  const auto loop_defaults = [&] {
+    wg::threaded_frame_enqueue = true;
+    wg::encode_side_streams = streams;
+    wg::histograms_from_statistics = true;
+    wg::tops_in_transform = true;
+    wg::codebooks_beside_symbols = true;
+    wg::overlapped_statistics = true;
+  };
+  loop_defaults();
   wg::batched_frames = false;  // a frame a group on the side streams, from one thread or many
   for (bool threaded : {true, false}) {
     wg::threaded_frame_enqueue = threaded;
@@ -309,12 +312,7 @@ TEST(GpuWaveletEncode, FramesEnqueuedFromOneThreadOrMany) {
     check_case(data, im, o, "payload copied after the wait");
   }
   wg::early_payload_copies = true;
-  wg::threaded_frame_enqueue = true;
-  wg::encode_side_streams = streams;
-  wg::histograms_from_statistics = true;
-  wg::tops_in_transform = true;
-  wg::codebooks_beside_symbols = true;
-  wg::overlapped_statistics = true;
+  loop_defaults();
   // Every group's codebook from its candidate's, built behind the shift rule
   // (the default), then those of up to the smallest group's alphabet alone
   // (the others' built after the decisions, beside them): the groups so
