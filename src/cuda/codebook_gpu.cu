@@ -225,6 +225,14 @@ void launch_batch(const CodebookJob* d_jobs, std::size_t count, cudaStream_t str
 
 unsigned batch_class(uint32_t cap) { return batch_class_of(cap, g_mid_block.load()); }
 
+// Block shape c's launch over `count` jobs (shape as launch_batch's).
+void launch_shape(unsigned c, const CodebookJob* d_jobs, std::size_t count, cudaStream_t stream, int shape = -1) {
+  if (c == 0) launch_batch<256, 1>(d_jobs, count, stream, shape);
+  if (c == 1) launch_batch<256, 4>(d_jobs, count, stream, shape);
+  if (c == 2) launch_batch<256, 8>(d_jobs, count, stream, shape);
+  if (c == 3) launch_batch<1024, 8>(d_jobs, count, stream, shape);
+}
+
 }  // namespace
 
 uint32_t codebook_batch_capacity() { return kBlockCapacity; }
@@ -262,10 +270,7 @@ void build_codebooks_device(
     if (count[c] == 0) continue;
     const cudaStream_t stream = streams[shape++ % streams.size()];
     upload(d + first, ordered.data() + first, count[c] * sizeof(CodebookJob), stream);
-    if (c == 0) launch_batch<256, 1>(d + first, count[c], stream);
-    if (c == 1) launch_batch<256, 4>(d + first, count[c], stream);
-    if (c == 2) launch_batch<256, 8>(d + first, count[c], stream);
-    if (c == 3) launch_batch<1024, 8>(d + first, count[c], stream);
+    launch_shape(c, d + first, count[c], stream);
   }
 }
 
@@ -278,13 +283,9 @@ void build_codebooks_device_unsorted(const CodebookJob* d_jobs, std::size_t coun
   // The shape of up to 2,048 symbols only where build_codebook_device takes it.
   const bool mid = g_mid_block.load();
   unsigned shape = 0;
-  for (int c = 0; c < 4; ++c) {
+  for (unsigned c = 0; c < 4; ++c) {
     if (c == 2 && !mid) continue;
-    const cudaStream_t stream = streams[shape++ % streams.size()];
-    if (c == 0) launch_batch<256, 1>(d_jobs, count, stream, 0);
-    if (c == 1) launch_batch<256, 4>(d_jobs, count, stream, 1);
-    if (c == 2) launch_batch<256, 8>(d_jobs, count, stream, 2);
-    if (c == 3) launch_batch<1024, 8>(d_jobs, count, stream, 3);
+    launch_shape(c, d_jobs, count, streams[shape++ % streams.size()], static_cast<int>(c));
   }
 }
 

@@ -67,14 +67,13 @@ void WaveletEncodeRun::group_books() {
   if (!candidate_books_) return;
   for (std::size_t g = 0; g < G_; ++g) {
     if (counts_[g] == 0) continue;
-    const std::size_t c = candidates_->candidate_of(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]));
-    const wg::ShiftCandidate& d = candidates_->described(c);
-    if (c >= host_results_.size() || host_results_[c].shift != shifts_[g] || shifts_[g] < d.k0 ||
-        shifts_[g] - d.k0 >= 32 || d.n != counts_[g])
+    // (The job the candidate's kernel wrote, as the host derives it.)
+    const wg::GroupHistogram h =
+        candidates_->histogram_job(plan_.specs[g].plane, sb_.boxes(plan_.specs[g]), shifts_[g], nullptr);
+    if (h.candidate >= host_results_.size() || host_results_[h.candidate].shift != shifts_[g] ||
+        h.alphabet != alphabet_of(g) || h.alphabet > candidate_books_->max_alphabet)
       continue;
-    const uint32_t alphabet = ((d.bins - 1) >> (shifts_[g] - d.k0)) + 1;
-    if (alphabet != alphabet_of(g) || alphabet > candidate_books_->max_alphabet) continue;
-    candidate_book_of_[g] = candidate_books_->book(static_cast<uint32_t>(c));
+    candidate_book_of_[g] = candidate_books_->book(h.candidate);
   }
 }
 
@@ -208,10 +207,8 @@ void WaveletEncodeRun::symbols() {
       on_side_streams([&](std::size_t g, cudaStream_t st) {
         if (batched[g] || !given_hist_[g]) return;
         encode_group_mark(&wg::EncodePhases::book_begin, g, st);
-        if (given_hist_[g])
-          build_codebook_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g],
-                                        temp_bytes_of_[g], st, frame_options(Codec::huffman, types_[g]),
-                                        alphabet_of(g));
+        build_codebook_from_histogram(given_hist_[g], counts_[g], t + L.frame_temp + temp_at_[g], temp_bytes_of_[g],
+                                      st, frame_options(Codec::huffman, types_[g]), alphabet_of(g));
         encode_group_mark(&wg::EncodePhases::book_end, g, st);
       });
   }

@@ -428,13 +428,6 @@ wavelet::ValueStats GroupShifts::stats(unsigned plane, const std::vector<wavelet
   return v;
 }
 
-std::size_t GroupShifts::candidate_of(unsigned plane, const std::vector<wavelet::Box>& boxes) const {
-  const auto it = index_.find(key_of(plane, boxes));
-  VLEC_REQUIRE(it != index_.end() && it->second < host_.size(),
-               "the wavelet writer asked for a group the GPU did not evaluate");
-  return it->second;
-}
-
 wavelet_gpu::GroupHistogram GroupShifts::histogram_job(unsigned plane, const std::vector<wavelet::Box>& boxes,
                                                        unsigned shift, unsigned long long* out) const {
   const auto it = index_.find(key_of(plane, boxes));

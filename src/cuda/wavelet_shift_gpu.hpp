@@ -128,12 +128,6 @@ class GroupShifts {
   wavelet::ValueStats stats(unsigned plane, const std::vector<wavelet::Box>& boxes,
                             const std::vector<wavelet_gpu::ShiftResult>& results) const;
 
-  // The index of the candidate of `boxes` (as launch_shift_estimates and
-  // the results number them); throws where the GPU did not evaluate it.
-  std::size_t candidate_of(unsigned plane, const std::vector<wavelet::Box>& boxes) const;
-  // The candidate's descriptor as the GPU completed it (after add_reads' wait).
-  const wavelet_gpu::ShiftCandidate& described(std::size_t c) const { return host_.at(c); }
-
   // After enqueue: the histogram job of the group of `boxes` at `shift`
   // (at least its k0) into `out`.
   wavelet_gpu::GroupHistogram histogram_job(unsigned plane, const std::vector<wavelet::Box>& boxes, unsigned shift,
